@@ -1,0 +1,237 @@
+"""Typed session entries: a tagged union of msgspec Structs, one JSON object per line.
+
+The line format of the original design is valid input as written there, e.g.::
+
+    {"type":"user","content":"帮我看看这个 bug","ts":1717000000000}
+    {"type":"tool_call","name":"read","args":{"path":"src/foo.ts"},"result":"...","ts":1717000002000}
+
+Rules that keep stored data safe:
+
+* Every entry has ``ts`` (milliseconds since the epoch). New fields only ever come with defaults,
+  so old lines keep decoding.
+* Fields a known entry type does not declare are tolerated on read. The JSONL log never
+  re-encodes a line it read (repairs move raw bytes), so such fields survive on disk.
+* A line of valid JSON whose ``type`` is not one we know is kept as :class:`UnknownEntry` and
+  written back byte-for-byte.
+* A line that is not a JSON object, has no string ``type``, or whose fields do not fit its type,
+  is damage (:class:`~aptmem.errors.InvalidEntry` with the reason).
+* ``compaction_marker`` (the original design's name) reads as a :class:`Compaction` entry and is
+  written back under its own name.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Union
+
+import msgspec
+
+from aptmem.errors import InvalidEntry
+
+__all__ = [
+    "Assistant",
+    "Compaction",
+    "CompactionMarker",
+    "Entry",
+    "KNOWN_TYPES",
+    "Metadata",
+    "ToolCall",
+    "ToolResult",
+    "UnknownEntry",
+    "User",
+    "decode_line",
+    "encode_entry",
+    "encode_line",
+    "entry_type",
+    "now_ms",
+]
+
+
+def now_ms() -> int:
+    """Return the current wall-clock time in whole milliseconds since the epoch."""
+    return time.time_ns() // 1_000_000
+
+
+class _Base(msgspec.Struct, tag_field="type", kw_only=True, omit_defaults=True):
+    """Fields every entry has: a timestamp in ms since the epoch, an optional id."""
+
+    ts: int
+    id: str | None = None
+
+
+class User(_Base, tag="user"):
+    """A message from the user."""
+
+    content: str
+
+
+class Assistant(_Base, tag="assistant"):
+    """A reply from the model. ``usage`` holds provider-reported token counts when known."""
+
+    content: str = ""
+    model: str | None = None
+    usage: dict[str, int] | None = None
+
+
+class ToolCall(_Base, tag="tool_call"):
+    """A tool invocation by the model.
+
+    ``result`` is the original design's inline result; newer writers use a separate
+    :class:`ToolResult` that names this call by ``id``.
+    """
+
+    name: str
+    args: dict[str, Any] = {}
+    result: str | None = None
+
+
+class ToolResult(_Base, tag="tool_result"):
+    """The output of a tool call; ``call_id`` names the :class:`ToolCall` it answers."""
+
+    call_id: str
+    content: str = ""
+    name: str | None = None
+    is_error: bool = False
+
+
+class Compaction(_Base, tag="compaction"):
+    """A compaction: the summary of everything before ``first_kept``.
+
+    The live context of a session is this entry, then the entry whose id is ``first_kept``
+    and all after it (in the file, kept entries may stand before this entry when the
+    compaction was appended rather than rewritten). ``first_kept`` None means: only what
+    follows this entry is live.
+    """
+
+    summary: str = ""
+    first_kept: str | None = None
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    notes: list[str] = []
+
+
+class CompactionMarker(Compaction, tag="compaction_marker"):
+    """The original design's name for a compaction line; reads and behaves as :class:`Compaction`."""
+
+
+class Metadata(_Base, tag="metadata"):
+    """Facts about the session that are not conversation: model changes, headers, imports."""
+
+    kind: str = ""
+    data: dict[str, Any] = {}
+
+
+class UnknownEntry:
+    """A line of valid JSON with a ``type`` this version does not know, kept verbatim.
+
+    ``raw`` is the line's bytes without its line ending; it is written back unchanged.
+    """
+
+    __slots__ = ("raw", "type", "ts", "id")
+
+    def __init__(self, raw: bytes, type: str, ts: int | None = None, id: str | None = None) -> None:
+        self.raw = bytes(raw)
+        self.type = type
+        self.ts = ts
+        self.id = id
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UnknownEntry) and other.raw == self.raw
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    def __repr__(self) -> str:
+        return f"UnknownEntry(type={self.type!r}, raw={self.raw[:60]!r}{'...' if len(self.raw) > 60 else ''})"
+
+
+KnownEntry = Union[User, Assistant, ToolCall, ToolResult, Compaction, CompactionMarker, Metadata]
+Entry = Union[KnownEntry, UnknownEntry]
+
+KNOWN_TYPES: frozenset[str] = frozenset(
+    {"user", "assistant", "tool_call", "tool_result", "compaction", "compaction_marker", "metadata"}
+)
+
+# One reused encoder and decoder: building them per call costs more than encoding a line.
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(KnownEntry)
+
+
+class _Probe(msgspec.Struct):
+    """The fields of an unknown line we look at: enough to keep it and to order it."""
+
+    type: str
+    ts: Any = None
+    id: Any = None
+
+
+_probe_decoder = msgspec.json.Decoder(_Probe)
+
+
+def encode_entry(entry: Entry) -> bytes:
+    """Encode an entry as one JSON object, without a line ending."""
+    if isinstance(entry, UnknownEntry):
+        return entry.raw
+    try:
+        return _encoder.encode(entry)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidEntry(f"cannot encode {type(entry).__name__}: {exc}") from exc
+
+
+def encode_line(entry: Entry) -> bytes:
+    """Encode an entry as one whole log line, ending in ``\\n``."""
+    if isinstance(entry, UnknownEntry):
+        return entry.raw + b"\n"
+    out = bytearray()
+    try:
+        _encoder.encode_into(entry, out)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidEntry(f"cannot encode {type(entry).__name__}: {exc}") from exc
+    out += b"\n"
+    return bytes(out)
+
+
+def decode_line(raw: bytes | bytearray | memoryview) -> Entry:
+    """Decode one line (without its line ending) into an entry.
+
+    Raises :class:`InvalidEntry` with the reason when the line is damage.
+    """
+    try:
+        return _decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        typed_error = exc
+    except msgspec.DecodeError as exc:
+        raise InvalidEntry(f"not valid JSON ({exc})") from None
+    # The typed decode failed on valid JSON: tell an unknown type (kept) from damage.
+    try:
+        probe = _probe_decoder.decode(raw)
+    except msgspec.ValidationError:
+        value = msgspec.json.decode(raw)
+        if not isinstance(value, dict):
+            raise InvalidEntry(f"not a JSON object (a JSON {_json_kind(value)})") from None
+        raise InvalidEntry("no string 'type' field") from None
+    if probe.type in KNOWN_TYPES:
+        raise InvalidEntry(f"invalid {probe.type!r} entry: {typed_error}") from None
+    ts = probe.ts if isinstance(probe.ts, int) and not isinstance(probe.ts, bool) else None
+    ident = probe.id if isinstance(probe.id, str) else None
+    return UnknownEntry(bytes(raw), probe.type, ts, ident)
+
+
+def entry_type(entry: Entry) -> str:
+    """Return the ``type`` tag an entry is written with."""
+    if isinstance(entry, UnknownEntry):
+        return entry.type
+    return type(entry).__struct_config__.tag  # type: ignore[return-value]
+
+
+def _json_kind(value: object) -> str:
+    """Name the JSON kind of a decoded value, for error messages."""
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"

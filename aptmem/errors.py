@@ -1,0 +1,105 @@
+"""The library's error hierarchy.
+
+Every error aptmem raises on purpose derives from :class:`AptmemError`, so a caller can catch
+the library's failures without catching programming errors. Only command lines turn these
+into messages and exit codes.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class AptmemError(Exception):
+    """Base class of every error aptmem raises on purpose."""
+
+
+class InvalidSessionId(AptmemError, ValueError):
+    """A session id is not a canonical lowercase UUID version 4."""
+
+    def __init__(self, value: object, reason: str) -> None:
+        self.value = value
+        self.reason = reason
+        super().__init__(f"invalid session id {value!r}: {reason}")
+
+
+class UnsafePathError(AptmemError):
+    """A session file is a symlink or otherwise not a regular file we created."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = os.fspath(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class SessionNotFound(AptmemError, LookupError):
+    """The session asked for does not exist in the store."""
+
+    def __init__(self, session_id: str, where: str = "") -> None:
+        self.session_id = session_id
+        super().__init__(f"session {session_id} not found" + (f" in {where}" if where else ""))
+
+
+class SessionExists(AptmemError):
+    """A session that should be new already exists."""
+
+    def __init__(self, session_id: str, where: str = "") -> None:
+        self.session_id = session_id
+        super().__init__(f"session {session_id} already exists" + (f" in {where}" if where else ""))
+
+
+class CorruptLogError(AptmemError):
+    """A session file holds damage the chosen recovery mode does not accept.
+
+    ``line`` is 1-based; ``offset`` is the byte offset of the start of that line.
+    """
+
+    def __init__(self, path: str, line: int, offset: int, reason: str) -> None:
+        self.path = path
+        self.line = line
+        self.offset = offset
+        self.reason = reason
+        super().__init__(f"{path}:{line}: {reason} (byte offset {offset})")
+
+
+class NotASessionError(AptmemError):
+    """The input is not a session at all (a folder, a missing file, an unreadable file)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class EntryTooLarge(AptmemError, ValueError):
+    """An entry encodes to a line longer than the log's line cap, so it could not be read back."""
+
+    def __init__(self, size: int, cap: int) -> None:
+        self.size = size
+        self.cap = cap
+        super().__init__(f"entry encodes to {size} bytes, over the line cap of {cap} bytes")
+
+
+class InvalidEntry(AptmemError, ValueError):
+    """A value given to the library is not a valid session entry."""
+
+
+class StorageError(AptmemError, OSError):
+    """A write or sync failed; what was acknowledged before it is intact.
+
+    An fsync failure is fatal for the handle that saw it: the kernel may have dropped the dirty
+    pages, so retrying the sync could report success for data that is gone.
+    """
+
+
+class LockTimeout(AptmemError, TimeoutError):
+    """Another process held a session's lock for longer than the caller agreed to wait."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self.path = path
+        self.timeout = timeout
+        super().__init__(f"{path}: lock still held by another process after {timeout:g}s")
+
+
+class ClosedStoreError(AptmemError, ValueError):
+    """A store was used after :meth:`close`."""

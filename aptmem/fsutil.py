@@ -1,0 +1,122 @@
+"""Small, careful file-system primitives: safe opens, atomic replace, folder sync.
+
+Session files are created with mode 0600 and never followed through symlinks: every open uses
+``O_NOFOLLOW`` and checks with ``fstat`` that it got a regular file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from aptmem.errors import StorageError, UnsafePathError
+
+__all__ = [
+    "FILE_MODE",
+    "atomic_write",
+    "fsync_dir",
+    "open_append",
+    "open_read",
+    "ensure_root",
+]
+
+FILE_MODE = 0o600
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def ensure_root(root: str | os.PathLike[str]) -> Path:
+    """Create the sessions folder if needed (mode 0700) and return it as a Path."""
+    path = Path(root)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not path.is_dir():
+        raise UnsafePathError(path, "is not a folder")
+    return path
+
+
+def _checked_fd(fd: int, path: str | os.PathLike[str]) -> int:
+    """Return ``fd`` if it is a regular file, else close it and raise."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafePathError(path, "is not a regular file")
+    return fd
+
+
+def _open(path: str | os.PathLike[str], flags: int, mode: int = FILE_MODE) -> int:
+    """``os.open`` that refuses symlinks with a clear error instead of ELOOP."""
+    try:
+        fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.EMLINK and _NOFOLLOW):
+            raise UnsafePathError(path, "is a symlink; refusing to follow it") from None
+        raise
+    return _checked_fd(fd, path)
+
+
+def open_append(path: str | os.PathLike[str]) -> int:
+    """Open (creating with mode 0600) a session file for appending; return the descriptor."""
+    return _open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+
+def open_read(path: str | os.PathLike[str], writable: bool = False) -> int:
+    """Open an existing session file for reading (and writing, for repairs) without following links."""
+    return _open(path, os.O_RDWR if writable else os.O_RDONLY)
+
+
+def fsync_dir(path: str | os.PathLike[str]) -> None:
+    """fsync a folder so that a rename or a new file in it survives a power loss."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes | memoryview) -> None:
+    """Write every byte of ``data`` to ``fd``, looping over short writes."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:  # pragma: no cover - os.write raises rather than returning 0 for regular files
+            raise StorageError(errno.EIO, "write made no progress")
+        view = view[n:]
+
+
+def atomic_write(path: str | os.PathLike[str], chunks: Iterable[bytes] | bytes, *, sync: bool = True) -> None:
+    """Replace ``path`` with ``chunks`` atomically: temp file, fsync, rename, fsync of the folder.
+
+    A crash at any moment leaves either the old file or the new one, never a mix. A symlink at
+    ``path`` is refused rather than replaced, so a planted link cannot redirect the write.
+    """
+    target = Path(path)
+    if target.is_symlink():
+        raise UnsafePathError(target, "is a symlink; refusing to replace it")
+    folder = target.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        if isinstance(chunks, (bytes, bytearray, memoryview)):
+            chunks = (bytes(chunks),)
+        for chunk in chunks:
+            write_all(fd, chunk)
+        if sync:
+            os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, target)
+        tmp = ""
+        if sync:
+            fsync_dir(folder)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass

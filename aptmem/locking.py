@@ -1,0 +1,49 @@
+"""Inter-process locks for sessions, on top of ``filelock``.
+
+A session's writer lock is held by the one store that appends to it, for as long as it does
+(as a database holds its LOCK file), so appends pay nothing per call. The working-memory
+sidecar has its own lock, held only for one read-modify-write.
+"""
+
+from __future__ import annotations
+
+import os
+
+import filelock
+
+from aptmem.errors import LockTimeout
+
+__all__ = ["SessionLock"]
+
+
+class SessionLock:
+    """An exclusive, re-entrant lock on a lock file (mode 0600), with a clear timeout error."""
+
+    def __init__(self, path: str | os.PathLike[str], timeout: float = 10.0) -> None:
+        self.path = os.fspath(path)
+        self.timeout = timeout
+        # thread_local=False: a store may be used from several threads of one process.
+        self._lock = filelock.FileLock(self.path, timeout=timeout, mode=0o600, thread_local=False)
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the lock through this object."""
+        return self._lock.is_locked
+
+    def acquire(self) -> None:
+        """Take the lock, waiting at most ``timeout`` seconds (forever if negative)."""
+        try:
+            self._lock.acquire()
+        except filelock.Timeout:
+            raise LockTimeout(self.path, self.timeout) from None
+
+    def release(self) -> None:
+        """Give back one level of the lock."""
+        self._lock.release()
+
+    def __enter__(self) -> "SessionLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

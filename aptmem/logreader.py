@@ -1,0 +1,118 @@
+"""Streaming, line-by-line reading of a JSONL session file with bounded memory.
+
+The reader holds at most one line (up to the line cap) in memory, whatever the file's size. A
+line longer than the cap is skipped in chunks and reported as damage, never loaded whole.
+
+Tolerated, not damage: a UTF-8 BOM at the start, CRLF line ends, blank lines. A final line with
+no newline that decodes to a whole entry is good (``terminated`` is False); one that does not
+decode is a torn write.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from aptmem.entries import Entry, decode_line
+from aptmem.errors import InvalidEntry, NotASessionError
+from aptmem.fsutil import open_read
+
+__all__ = ["DEFAULT_LINE_CAP", "LogLine", "iter_lines", "open_log"]
+
+#: The default cap on one line's length. It admits lines of 64 MiB, far above the 16 MiB an
+#: agent's largest tool result plausibly needs, while bounding a reader's memory.
+DEFAULT_LINE_CAP = 64 * 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+_READ_CHUNK = 1 << 20
+
+
+@dataclass(slots=True)
+class LogLine:
+    """One physical line of a log, classified.
+
+    ``kind`` is ``"good"``, ``"blank"`` or ``"damaged"``. ``offset`` and ``length`` cover the
+    line's bytes including its line ending, so a repair can move exactly these bytes.
+    ``zero_filled`` marks a line of nothing but NUL bytes (a power-loss tail on ext4).
+    """
+
+    number: int
+    offset: int
+    length: int
+    kind: str
+    terminated: bool
+    entry: Entry | None = None
+    reason: str | None = None
+    zero_filled: bool = False
+
+    @property
+    def tail_eligible(self) -> bool:
+        """Whether this damage can be part of a torn tail (a torn or zero-filled write)."""
+        return self.kind == "damaged" and (not self.terminated or self.zero_filled)
+
+
+def open_log(path: str | os.PathLike[str]) -> io.BufferedReader:
+    """Open a session file for streaming reads, refusing folders, symlinks and missing files."""
+    p = os.fspath(path)
+    if os.path.isdir(p):
+        raise NotASessionError(p, "is a folder, not a session file")
+    try:
+        fd = open_read(p)
+    except FileNotFoundError:
+        raise NotASessionError(p, "no such file") from None
+    except PermissionError:
+        raise NotASessionError(p, "permission denied") from None
+    return io.open(fd, "rb", buffering=_READ_CHUNK)
+
+
+def iter_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_offset: int = 0) -> Iterator[LogLine]:
+    """Yield every physical line of ``stream`` classified, oldest first.
+
+    ``stream`` must be positioned at ``start_offset`` (0 for a whole file). Memory use is
+    bounded by ``cap`` plus the read buffer.
+    """
+    offset = start_offset
+    number = 0
+    while True:
+        raw = stream.readline(cap + 1)
+        if not raw:
+            return
+        number += 1
+        length = len(raw)
+        terminated = raw.endswith(b"\n")
+        if not terminated and length > cap:
+            # Over the cap: consume the rest of the line without keeping it.
+            while True:
+                more = stream.readline(_READ_CHUNK)
+                length += len(more)
+                if not more or more.endswith(b"\n"):
+                    terminated = more.endswith(b"\n")
+                    break
+            yield LogLine(number, offset, length, "damaged", terminated, reason=f"line longer than the cap of {cap} bytes")
+            offset += length
+            continue
+        body = raw[:-1] if terminated else raw
+        if body.endswith(b"\r"):
+            body = body[:-1]
+        if offset == 0 and body.startswith(_BOM):
+            body = body[len(_BOM) :]
+        yield classify(body, number, offset, length, terminated)
+        offset += length
+
+
+def classify(body: bytes, number: int, offset: int, length: int, terminated: bool) -> LogLine:
+    """Classify one line's content (without line ending) as good, blank or damaged."""
+    if not body.strip():
+        return LogLine(number, offset, length, "blank", terminated)
+    if not body.strip(b"\x00 \t"):
+        return LogLine(number, offset, length, "damaged", terminated, reason="zero-filled bytes", zero_filled=True)
+    try:
+        entry = decode_line(body)
+    except InvalidEntry as exc:
+        reason = str(exc)
+        if not terminated:
+            reason = f"torn write (no line end): {reason}"
+        return LogLine(number, offset, length, "damaged", terminated, reason=reason)
+    return LogLine(number, offset, length, "good", terminated, entry=entry)
