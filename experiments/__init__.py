@@ -1,0 +1,1 @@
+"""The benchmark harness: ``python -m experiments run|report|check``."""
