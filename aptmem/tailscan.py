@@ -37,6 +37,8 @@ def iter_lines_reversed(path: str | os.PathLike[str], cap: int = DEFAULT_LINE_CA
         parts: list[bytes] = []  # that line's bytes seen so far, newest block first
         held = 0
         overflow = False
+        # Over the cap means the line's bytes without its "\n" exceed the cap, as going forwards.
+        limit = cap + (1 if ends_with_newline else 0)
         position = end
         while position > 0:
             step = min(_BLOCK, position)
@@ -56,7 +58,7 @@ def iter_lines_reversed(path: str | os.PathLike[str], cap: int = DEFAULT_LINE_CA
                 if not overflow:
                     parts.append(piece)
                     held += len(piece)
-                    if held > cap + 2:  # the cap plus a CRLF line end
+                    if held > limit:
                         overflow, parts = True, []
                 if nl < 0:
                     break
@@ -64,6 +66,7 @@ def iter_lines_reversed(path: str | os.PathLike[str], cap: int = DEFAULT_LINE_CA
                 yield _finish(parts, start, seg_end, seg_end < end or ends_with_newline, overflow, cap)
                 parts, held, overflow = [], 0, False
                 seg_end = start
+                limit = cap + 1  # every line before the last one ends with "\n"
                 upto = nl + 1
         if seg_end > 0:
             yield _finish(parts, 0, seg_end, seg_end < end or ends_with_newline, overflow, cap)
