@@ -197,19 +197,34 @@ def decode_line(raw: bytes | bytearray | memoryview) -> Entry:
     Raises :class:`InvalidEntry` with the reason when the line is damage.
     """
     try:
+        return _decode(raw)
+    except RecursionError:
+        # msgspec refuses nesting deeper than the interpreter allows; such a line is damage.
+        raise InvalidEntry("JSON nested too deeply") from None
+
+
+def _decode(raw: bytes | bytearray | memoryview) -> Entry:
+    """:func:`decode_line` without the nesting guard."""
+    try:
         return _decoder.decode(raw)
     except msgspec.ValidationError as exc:
         typed_error = exc
     except msgspec.DecodeError as exc:
         raise InvalidEntry(f"not valid JSON ({exc})") from None
-    # The typed decode failed on valid JSON: tell an unknown type (kept) from damage.
+    # The typed decode refused the value (the rest may still be malformed): tell an unknown
+    # type (kept) from damage.
     try:
         probe = _probe_decoder.decode(raw)
     except msgspec.ValidationError:
-        value = msgspec.json.decode(raw)
+        try:
+            value = msgspec.json.decode(raw)
+        except msgspec.DecodeError as exc:  # e.g. a number followed by garbage
+            raise InvalidEntry(f"not valid JSON ({exc})") from None
         if not isinstance(value, dict):
             raise InvalidEntry(f"not a JSON object (a JSON {_json_kind(value)})") from None
         raise InvalidEntry("no string 'type' field") from None
+    except msgspec.DecodeError as exc:  # ValidationError is a DecodeError: this clause comes second
+        raise InvalidEntry(f"not valid JSON ({exc})") from None
     if probe.type in KNOWN_TYPES:
         raise InvalidEntry(f"invalid {probe.type!r} entry: {typed_error}") from None
     ts = probe.ts if isinstance(probe.ts, int) and not isinstance(probe.ts, bool) else None

@@ -133,6 +133,7 @@ class LogScan:
         if self.mode == "truncate_tail" and refused is None and pending[:split]:
             refused = pending[0]
             self._refuse(pending[0])
+        report.good_lines = self.good_lines
         report.damaged_lines = [line.number for line in self.damaged]
         report.damage_reasons = [f"line {line.number}: {line.reason}" for line in self.damaged]
         if self.tail:

@@ -62,6 +62,9 @@ class SessionStats(msgspec.Struct, kw_only=True):
 class RecoveryReport(msgspec.Struct, kw_only=True):
     """What recovery found in a session file and what it did about it.
 
+    ``entries`` counts the good entries the mode keeps; ``good_lines`` every good line in the
+    file, whatever the mode.
+
     ``damaged_lines`` are 1-based line numbers of damage that is not the torn tail; the torn
     tail is reported as ``torn_tail_bytes`` (and ``torn_tail_line``). ``discarded_bytes``
     counts every byte the mode does not keep (damaged lines, torn tail, and under
@@ -72,6 +75,7 @@ class RecoveryReport(msgspec.Struct, kw_only=True):
     path: str
     mode: str
     entries: int = 0
+    good_lines: int = 0
     damaged_lines: list[int] = []
     damage_reasons: list[str] = []
     torn_tail_bytes: int = 0

@@ -142,3 +142,22 @@ def test_round_trip_of_unknown_types_is_byte_exact(body: dict, kind: str) -> Non
     entry = decode_line(raw)
     assert isinstance(entry, UnknownEntry) and entry.type == kind
     assert encode_line(entry) == raw + b"\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=200) | st.builds(lambda a, b: a + b, st.sampled_from([b"1", b"[", b'{"type":', b'{"type":"user"', b"{"]), st.binary(max_size=50)))
+def test_any_bytes_decode_to_an_entry_or_invalid_entry(raw: bytes) -> None:
+    try:
+        entry = decode_line(raw)
+    except InvalidEntry:
+        return
+    assert encode_entry(entry) is not None
+
+
+@pytest.mark.parametrize("raw", [b"[" * 100_000 + b"]" * 100_000, b'{"type":"x","a":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                                 b'{"type":"user","content":"x","ts":' + b"9" * 10_000 + b"}"])
+def test_hostile_json_is_damage_or_kept_never_a_crash(raw: bytes) -> None:
+    try:
+        decode_line(raw)
+    except InvalidEntry as exc:
+        assert str(exc)

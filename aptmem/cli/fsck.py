@@ -1,0 +1,116 @@
+"""``aptmem fsck PATH``: check a session log for damage and, with ``--repair``, fix it.
+
+With ``--json`` the last line printed is one JSON object: the recovery report (``entries``,
+``damaged_lines``, ``torn_tail_bytes``, ``loadable``, ``repaired``, ``quarantined``, ...) plus
+``file``, ``clean`` and ``file_mode``. Exit 0 when the file is clean, 1 when
+damage was found (repaired or not), 2 on bad usage or input that is not a session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+from pathlib import Path
+
+import msgspec
+
+from aptmem.ids import is_session_id
+from aptmem.locking import SessionLock
+from aptmem.logreader import DEFAULT_LINE_CAP
+from aptmem.recovery import LogScan, repair_log
+from aptmem.store import RECOVERY_MODES, RecoveryReport
+
+__all__ = ["register", "run"]
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add the ``fsck`` command."""
+    p = commands.add_parser("fsck", help="check a session log for damage; --repair fixes it", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path", metavar="PATH", help="a session log (.jsonl)")
+    p.add_argument("--mode", choices=RECOVERY_MODES, default="skip", help="recovery mode (default: skip)")
+    p.add_argument("--repair", action="store_true", help="repair as the mode allows (removed bytes go to PATH.quarantine)")
+    p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    p.add_argument("--line-cap", type=int, default=DEFAULT_LINE_CAP, help="longest line accepted, in bytes")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check (and maybe repair) one log; print the findings; return the exit code."""
+    path = Path(args.path)
+    report = LogScan(path, args.mode, args.line_cap, raise_errors=False).run()
+    if report.good_lines == 0 and not report.clean and not _looks_like_jsonl(path):
+        # Refuse before any repair: "repairing" a file that is not a session would empty it.
+        print(f"aptmem: {path}: not a session log (no line is a session entry and it does not start with a JSON object)", file=sys.stderr)
+        return 2
+    if args.repair:
+        with _writer_lock(path):
+            report = repair_log(path, args.mode, args.line_cap)
+    good_lines = report.good_lines
+    mode_bits = stat.S_IMODE(os.lstat(path).st_mode)
+    if args.json:
+        out = msgspec.to_builtins(report)
+        out.update(file=str(path), clean=report.clean, file_mode=f"{mode_bits:04o}")
+        sys.stdout.write(msgspec.json.encode(out).decode() + "\n")
+    else:
+        _print_human(path, report, good_lines, mode_bits)
+    return 0 if report.clean else 1
+
+
+def _print_human(path: Path, report: RecoveryReport, good_lines: int, mode_bits: int) -> None:
+    """Print the report for a person: what was found, what the mode keeps, what was done."""
+    if report.clean:
+        print(f"{path}: clean, {report.entries} entries")
+    else:
+        found = []
+        if report.damaged_lines:
+            found.append(f"{_plural(len(report.damaged_lines), 'damaged line')} ({_short_list(report.damaged_lines)})")
+        if report.torn_tail_bytes:
+            found.append(f"a torn tail of {report.torn_tail_bytes} bytes at line {report.torn_tail_line}")
+        print(f"{path}: {' and '.join(found)}; {_plural(good_lines, 'good line')}")
+        for reason in report.damage_reasons[:20]:
+            print(f"  {reason}")
+        if report.loadable:
+            print(f"  mode {report.mode}: keeps {report.entries} entries, discards {report.discarded_bytes} bytes")
+        else:
+            print(f"  mode {report.mode}: refuses the file: {report.error}")
+    for action in report.actions:
+        print(f"  repaired: {action}")
+    if not report.clean and not report.repaired and report.loadable:
+        print("  (nothing changed; run with --repair to fix)")
+    if mode_bits & 0o077:
+        print(f"  warning: file mode is {mode_bits:04o}; session files should be 0600")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _short_list(numbers: list[int], limit: int = 10) -> str:
+    shown = ", ".join(map(str, numbers[:limit]))
+    return shown + (f", ... ({len(numbers) - limit} more)" if len(numbers) > limit else "")
+
+
+def _looks_like_jsonl(path: Path) -> bool:
+    """Whether the file starts like a JSONL log: a JSON object, or nothing but the NULs of a torn write."""
+    with open(path, "rb") as f:
+        head = f.read(4096).lstrip(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"{" or not head.strip(b"\x00 \t\r\n")
+
+
+class _writer_lock:
+    """Hold the session's writer lock during a repair when the file sits in a sessions folder."""
+
+    def __init__(self, path: Path) -> None:
+        stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else ""
+        self.lock = SessionLock(path.with_name(stem + ".lock")) if is_session_id(stem) else None
+
+    def __enter__(self) -> None:
+        if self.lock is not None:
+            self.lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.lock is not None:
+            self.lock.release()

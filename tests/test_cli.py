@@ -1,0 +1,161 @@
+"""The real command line, run as a subprocess: fsck, cat, stats, new, continue; exit codes; start-up cost."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aptmem.entries import Assistant, Compaction, User, encode_line
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def aptmem(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m aptmem`` for real."""
+    return subprocess.run([sys.executable, "-m", "aptmem", *args], capture_output=True, text=True, input=stdin,
+                          cwd=cwd or ROOT, timeout=120)
+
+
+def last_json(out: str) -> dict:
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def lines(*entries: object) -> bytes:
+    return b"".join(encode_line(e) for e in entries)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def damaged(tmp_path: Path) -> Path:
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(
+        lines(User(content="帮我看看这个 bug", ts=1, id="u1"), Assistant(content="ok 😀", ts=2, id="a1"))
+        + b"this line is garbage\n"
+        + lines(User(content="after", ts=3, id="u2"))
+        + b'{"type":"assistant","content":"tor'
+    )
+    return path
+
+
+def test_fsck_clean_file_exits_0(tmp_path: Path) -> None:
+    path = tmp_path / "clean.jsonl"
+    path.write_bytes(lines(User(content="x", ts=1), Assistant(content="y", ts=2)))
+    done = aptmem("fsck", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    report = last_json(done.stdout)
+    assert (report["entries"], report["damaged_lines"], report["torn_tail_bytes"], report["loadable"]) == (2, [], 0, True)
+    assert (report["repaired"], report["quarantined"], report["clean"]) == (False, 0, True)
+
+
+@pytest.mark.parametrize(
+    ("mode", "entries", "loadable"),
+    [("skip", 3, True), ("point_in_time", 2, True), ("truncate_tail", 0, False), ("strict", 0, False)],
+)
+def test_fsck_reports_damage_per_mode_and_exits_1(damaged: Path, mode: str, entries: int, loadable: bool) -> None:
+    before = damaged.read_bytes()
+    done = aptmem("fsck", str(damaged), "--mode", mode, "--json")
+    assert done.returncode == 1, done.stderr
+    report = last_json(done.stdout)
+    assert report["entries"] == entries and report["loadable"] is loadable
+    assert report["damaged_lines"] == [3]
+    assert report["torn_tail_bytes"] == len(b'{"type":"assistant","content":"tor')
+    assert report["repaired"] is False and report["quarantined"] == 0
+    assert damaged.read_bytes() == before, "fsck without --repair changes nothing"
+
+
+def test_fsck_repair_then_clean(damaged: Path) -> None:
+    done = aptmem("fsck", str(damaged), "--repair", "--json")
+    assert done.returncode == 1
+    report = last_json(done.stdout)
+    assert (report["repaired"], report["quarantined"], report["entries"]) == (True, 2, 3)
+    assert Path(report["quarantine_path"]).exists()
+    again = aptmem("fsck", str(damaged), "--mode", "strict", "--json")
+    assert again.returncode == 0 and last_json(again.stdout)["entries"] == 3
+
+
+def test_fsck_strict_repair_changes_nothing(damaged: Path) -> None:
+    before = damaged.read_bytes()
+    done = aptmem("fsck", str(damaged), "--mode", "strict", "--repair", "--json")
+    assert done.returncode == 1
+    report = last_json(done.stdout)
+    assert report["loadable"] is False and report["repaired"] is False
+    assert damaged.read_bytes() == before
+
+
+def test_fsck_human_output_names_lines(damaged: Path) -> None:
+    done = aptmem("fsck", str(damaged))
+    assert done.returncode == 1
+    assert "1 damaged line (3)" in done.stdout and "torn tail of 34 bytes at line 5" in done.stdout
+
+
+@pytest.mark.parametrize("target", ["missing", "folder", "binary", "symlink"])
+def test_fsck_exits_2_on_input_that_is_not_a_session(tmp_path: Path, target: str) -> None:
+    path = tmp_path / "thing"
+    if target == "folder":
+        path.mkdir()
+    elif target == "binary":
+        path.write_bytes(bytes(range(256)) * 4)
+    elif target == "symlink":
+        (tmp_path / "real.jsonl").write_bytes(lines(User(content="x", ts=1)))
+        os.symlink(tmp_path / "real.jsonl", path)
+    before = path.read_bytes() if target == "binary" else None
+    done = aptmem("fsck", str(path), "--repair")
+    assert done.returncode == 2
+    assert done.stderr.startswith("aptmem: ") and str(path) in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    if before is not None:
+        assert path.read_bytes() == before, "a file that is not a session is never 'repaired'"
+
+
+def test_fsck_bad_usage_exits_2(damaged: Path) -> None:
+    assert aptmem("fsck", str(damaged), "--mode", "bogus").returncode == 2
+    assert aptmem("fsck").returncode == 2
+
+
+def test_cat_prints_good_entries_canonically(damaged: Path) -> None:
+    done = aptmem("cat", str(damaged))
+    assert done.returncode == 0
+    out = done.stdout.splitlines()
+    assert out == [
+        '{"type":"user","content":"帮我看看这个 bug","ts":1,"id":"u1"}',
+        '{"type":"assistant","content":"ok 😀","ts":2,"id":"a1"}',
+        '{"type":"user","content":"after","ts":3,"id":"u2"}',
+    ]
+    assert "skipped damage" in done.stderr
+
+
+def test_cat_keeps_unknown_types_verbatim_and_live_reads_from_the_marker(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    unknown = b'{"type":"future", "spacing" : [1,2] ,"ts":5}'
+    path.write_bytes(lines(User(content="a", ts=1, id="u1"), User(content="b", ts=2, id="u2"))
+                     + unknown + b"\n" + lines(Compaction(summary="s", first_kept="u2", ts=6), User(content="c", ts=7, id="u3")))
+    done = aptmem("cat", str(path))
+    assert done.stdout.splitlines()[2] == unknown.decode()
+    live = aptmem("cat", "--live", str(path)).stdout.splitlines()
+    assert [json.loads(l).get("id") or json.loads(l)["type"] for l in live] == ["compaction", "u2", "future", "u3"]
+
+
+def test_cat_strict_on_damage_exits_1_with_the_line(damaged: Path) -> None:
+    done = aptmem("cat", "--mode", "strict", str(damaged))
+    assert done.returncode == 1
+    assert f"{damaged}:3:" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_stats(damaged: Path) -> None:
+    done = aptmem("stats", "--json", str(damaged))
+    assert done.returncode == 0
+    stats = last_json(done.stdout)
+    assert stats["entries"] == 3 and stats["by_type"] == {"assistant": 1, "user": 2}
+    assert stats["damaged_lines"] == 1 and stats["bytes_on_disk"] == damaged.stat().st_size
+
+
+def test_importing_aptmem_stays_light() -> None:
+    code = ("import sys, aptmem, aptmem.cli, aptmem.jsonl_store, aptmem.entries; "
+            "heavy = [m for m in ('polars', 'hydra', 'transformers', 'matplotlib', 'omegaconf', 'tiktoken') if m in sys.modules]; "
+            "print(heavy)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
