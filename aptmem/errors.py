@@ -103,3 +103,24 @@ class LockTimeout(AptmemError, TimeoutError):
 
 class ClosedStoreError(AptmemError, ValueError):
     """A store was used after :meth:`close`."""
+
+
+class CorruptMetaError(AptmemError):
+    """A session's working-memory sidecar (``<id>.meta.json``) cannot be read: damaged or foreign."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: damaged working-memory sidecar: {reason}")
+
+
+class InvalidWorkingValue(InvalidEntry):
+    """A value given to working memory is not plain JSON (or not of the field's type).
+
+    ``where`` names the place, e.g. ``working['plan'][2]``. Nothing was written.
+    """
+
+    def __init__(self, where: str, reason: str) -> None:
+        self.where = where
+        self.reason = reason
+        super().__init__(f"{where}: {reason}")

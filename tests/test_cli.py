@@ -159,3 +159,36 @@ def test_importing_aptmem_stays_light() -> None:
             "print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_new_and_continue_carry_working_memory(tmp_path: Path) -> None:
+    from aptmem.working_memory import WorkingMemory
+
+    root = tmp_path / "sessions"
+    done = aptmem("new", "--root", str(root), "--title", "bug hunt", "--json")
+    assert done.returncode == 0, done.stderr
+    old = last_json(done.stdout)["session_id"]
+    memory = WorkingMemory(root, old)
+    memory.set("plan", ["reproduce", "fix"])
+    memory.set_text("user prefers small commits")
+    done = aptmem("continue", old, "--root", str(root))
+    assert done.returncode == 0, done.stderr
+    new = done.stdout.strip()
+    assert new != old
+    inherited = WorkingMemory(root, new).load()
+    assert (inherited.title, inherited.memory, inherited.working, inherited.parent) == (
+        "bug hunt", "user prefers small commits", {"plan": ["reproduce", "fix"]}, old)
+    assert (root / f"{new}.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "/etc/passwd", "0B7E4D5C-2B1F-4C3A-9D8E-7F6A5B4C3D2E", "x\u2010y"])
+def test_continue_refuses_bad_ids_with_exit_2(tmp_path: Path, bad: str) -> None:
+    done = aptmem("continue", bad, "--root", str(tmp_path))
+    assert done.returncode == 2
+    assert "invalid session id" in done.stderr and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_continue_of_a_missing_session_exits_2(tmp_path: Path) -> None:
+    done = aptmem("continue", "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e", "--root", str(tmp_path))
+    assert done.returncode == 2 and "not found" in done.stderr
