@@ -18,9 +18,11 @@ from aptmem.errors import StorageError, UnsafePathError
 __all__ = [
     "FILE_MODE",
     "atomic_write",
+    "create_new",
     "fsync_dir",
     "open_append",
     "open_read",
+    "open_truncate",
     "ensure_root",
 ]
 
@@ -61,6 +63,23 @@ def _open(path: str | os.PathLike[str], flags: int, mode: int = FILE_MODE) -> in
 def open_append(path: str | os.PathLike[str]) -> int:
     """Open (creating with mode 0600) a session file for appending; return the descriptor."""
     return _open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+
+def open_truncate(path: str | os.PathLike[str]) -> int:
+    """Open (creating with mode 0600) a file for writing from the start, cut to zero length.
+
+    This is ``open(path, "w")`` as most libraries save a document: the old content is gone the
+    moment the open returns, before the new content is written.
+    """
+    return _open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+
+
+def create_new(path: str | os.PathLike[str]) -> int:
+    """Create a new file (mode 0600) for writing; raise ``FileExistsError`` if anything is there.
+
+    ``O_EXCL`` also refuses a symlink at ``path``, dangling or not.
+    """
+    return _open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
 
 
 def open_read(path: str | os.PathLike[str], writable: bool = False) -> int:

@@ -196,6 +196,7 @@ class JsonlStore:
             if len(line) > self.line_cap:
                 raise EntryTooLarge(len(line), self.line_cap)
         if not lines:
+            self.path(session_id)  # an empty batch still refuses an invalid id
             return
         writer = self._writer(session_id)
         self._write(session_id, writer, b"".join(lines), len(lines))
@@ -299,7 +300,11 @@ class JsonlStore:
         return line
 
     def recover(self, session_id: str, mode: str | None = None) -> RecoveryReport:
-        """Repair the session as ``mode`` (default: the store's) allows; raise if it refuses."""
+        """Repair the session as ``mode`` (default: the store's) allows and report what was done.
+
+        A mode that refuses the damage changes nothing and reports ``loadable`` False with the
+        refused line; reading the session in that mode then raises :class:`CorruptLogError`.
+        """
         self._check_open()
         path = self._existing(session_id)
         mode = check_mode(mode or self.recovery)
@@ -309,8 +314,6 @@ class JsonlStore:
         finally:
             if lock is not None:
                 lock.release()
-        if not report.loadable:
-            raise _refusal(path, report)
         return report
 
     def close(self) -> None:

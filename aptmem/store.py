@@ -142,7 +142,11 @@ class SessionStore(Protocol):
         ...
 
     def recover(self, session_id: str, mode: RecoveryMode | None = None) -> RecoveryReport:
-        """Check the session after a crash and repair it as ``mode`` allows; report what was done."""
+        """Check the session after a crash and repair it as ``mode`` allows; report what was done.
+
+        Damage the mode refuses is reported (``loadable`` False, ``refused_line``), not raised,
+        and nothing is changed. A mode the store does not offer raises ``ValueError``.
+        """
         ...
 
     def stats(self, session_id: str) -> SessionStats:

@@ -118,7 +118,9 @@ def read_live_tail(path: str | os.PathLike[str], mode: str = "skip", cap: int = 
         if marker_at is None and isinstance(entry, Compaction):
             marker_at = len(newest_first) - 1
             wanted = entry.first_kept
-            if wanted is None or any(e.id == wanted for e in newest_first[:marker_at]):
+            # Keep scanning back for first_kept even if a later entry has the same id: ids may
+            # repeat, and the kept entry is the latest one *before* the marker (select_live).
+            if wanted is None:
                 break
         elif wanted is not None and entry.id == wanted:
             break

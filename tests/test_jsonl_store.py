@@ -125,14 +125,15 @@ def test_strict_store_refuses_to_append_to_a_torn_log(tmp_path: Path) -> None:
     store.close()
 
 
-def test_recover_reports_and_raises_when_the_mode_refuses(tmp_path: Path) -> None:
+def test_recover_reports_when_the_mode_refuses_and_changes_nothing(tmp_path: Path) -> None:
     sid = new_session_id()
     path = tmp_path / f"{sid}.jsonl"
-    path.write_bytes(encode_line(user(0)) + b"junk\n" + encode_line(user(1)))
+    data = encode_line(user(0)) + b"junk\n" + encode_line(user(1))
+    path.write_bytes(data)
     store = JsonlStore(tmp_path)
-    with pytest.raises(CorruptLogError) as info:
-        store.recover(sid, "truncate_tail")
-    assert (info.value.line, info.value.path) == (2, str(path))
+    refused = store.recover(sid, "truncate_tail")
+    assert (refused.loadable, refused.repaired, refused.refused_line, refused.entries) == (False, False, 2, 0)
+    assert path.read_bytes() == data
     report = store.recover(sid)  # the store's default mode: skip
     assert report.damaged_lines == [2] and report.entries == 2 and report.repaired
     assert [e.id for e in store.iter_entries(sid)] == ["e0", "e1"]

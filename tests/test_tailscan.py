@@ -66,7 +66,8 @@ def test_resume_does_not_read_the_prefix(tmp_path: Path, monkeypatch: pytest.Mon
     """Damage far before the marker is never seen, even in strict mode: only the tail is read."""
     path = tmp_path / "s.jsonl"
     prefix = b"".join(encode_line(user(i, 200)) for i in range(5000))  # ~1.2 MB
-    tail = [Compaction(summary="s", first_kept="e6000", ts=1), user(6000), user(6001)]
+    # An appended marker names a kept entry just before it (the append layout), so only the tail is read.
+    tail = [Compaction(summary="s", first_kept="e4999", ts=1), user(6000), user(6001)]
     path.write_bytes(b"not json at all\n" + prefix + b"".join(encode_line(e) for e in tail[:1]) + b"".join(encode_line(e) for e in tail[1:]))
     reads: list[int] = []
     real_open = tailscan.open_log
@@ -82,7 +83,7 @@ def test_resume_does_not_read_the_prefix(tmp_path: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(tailscan, "open_log", counting_open)
     live = read_live_tail(path, mode="strict")
-    assert [getattr(e, "id", None) for e in live[1:]] == ["e6000", "e6001"]
+    assert [getattr(e, "id", None) for e in live[1:]] == ["e4999", "e6000", "e6001"]
     assert sum(reads) < 200_000, f"read {sum(reads)} bytes of a {path.stat().st_size} byte file"
 
 
