@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aptmem.entries import Compaction, Entry, encode_line
+from aptmem.entries import Compaction, Entry, encode_line, encode_line_into
 from aptmem.errors import ClosedStoreError, CorruptLogError, EntryTooLarge, SessionExists, SessionNotFound, StorageError
 from aptmem.fsutil import atomic_write, ensure_root, fsync_dir, open_append, open_read
 from aptmem.ids import is_session_id, session_path
@@ -51,7 +51,13 @@ class _Writer:
 
 
 class JsonlStore:
-    """Append-only JSONL sessions under ``root``; see the module docstring for the policies."""
+    """Append-only JSONL sessions under ``root``; see the module docstring for the policies.
+
+    Like a file object, a store is not meant to be appended to from several threads at once
+    (the append path takes no thread lock, to stay within a hair of a raw ``os.write``); give
+    each thread its own store, or lock around it. Several processes are safe: the per-session
+    writer lock serializes them.
+    """
 
     name = "jsonl"
 
@@ -87,6 +93,7 @@ class JsonlStore:
             multi_process_safe=lock,
         )
         self._writers: dict[str, _Writer] = {}
+        self._line = bytearray()  # the reused encode buffer of the append path
         self._closed = False
 
     # -- paths -------------------------------------------------------------------------------
@@ -183,11 +190,22 @@ class JsonlStore:
 
     def append(self, session_id: str, entry: Entry) -> None:
         """Append one entry as one ``os.write`` of one line, then apply the sync policy."""
-        line = encode_line(entry)
-        if len(line) > self.line_cap:
-            raise EntryTooLarge(len(line), self.line_cap)
-        writer = self._writer(session_id)
-        self._write(session_id, writer, line, 1)
+        # The hot path: a dict lookup, one encode into a reused buffer, one write.
+        writer = self._writers.get(session_id)
+        if writer is None or writer.failed is not None:
+            writer = self._writer(session_id)
+        line = encode_line_into(entry, self._line)
+        size = len(line)
+        if size > self.line_cap:
+            raise EntryTooLarge(size, self.line_cap)
+        try:
+            written = os.write(writer.fd, line)
+        except OSError as exc:
+            raise self._write_failed(session_id, writer, exc) from exc
+        if written != size:
+            self._undo_short_write(session_id, writer, written)
+        if self.sync != "none":
+            self._after_write(session_id, writer, 1)
 
     def append_many(self, session_id: str, entries: Sequence[Entry]) -> None:
         """Append entries as one ``os.write`` of all their lines and one sync."""
@@ -199,16 +217,22 @@ class JsonlStore:
             self.path(session_id)  # an empty batch still refuses an invalid id
             return
         writer = self._writer(session_id)
-        self._write(session_id, writer, b"".join(lines), len(lines))
-
-    def _write(self, session_id: str, writer: _Writer, data: bytes, count: int) -> None:
+        data = b"".join(lines)
         try:
             written = os.write(writer.fd, data)
         except OSError as exc:
-            writer.failed = exc.strerror or str(exc)
-            raise StorageError(exc.errno, f"{self.path(session_id)}: append failed: {exc.strerror}") from exc
+            raise self._write_failed(session_id, writer, exc) from exc
         if written != len(data):
             self._undo_short_write(session_id, writer, written)
+        self._after_write(session_id, writer, len(lines))
+
+    def _write_failed(self, session_id: str, writer: _Writer, exc: OSError) -> StorageError:
+        """Mark the writer failed (nothing was written) and return the error to raise."""
+        writer.failed = exc.strerror or str(exc)
+        return StorageError(exc.errno, f"{self.path(session_id)}: append failed: {exc.strerror}")
+
+    def _after_write(self, session_id: str, writer: _Writer, count: int) -> None:
+        """Apply the sync policy after ``count`` entries were written."""
         if self.sync == "always":
             self._sync(session_id, writer)
         elif self.sync == "batch":

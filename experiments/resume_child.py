@@ -1,0 +1,113 @@
+"""One resume measurement, run in a fresh process: ``python -m experiments.resume_child MODE PATH [--trace]``.
+
+Modes:
+
+* ``full_stream``: iterate :class:`aptmem.recovery.LogScan` over the whole file, keeping nothing
+  (the least a reader that ignores the marker must do);
+* ``full_load``: ``list(LogScan(...))`` then :func:`aptmem.store.select_live` (what a naive resume
+  does: load everything, then pick the live part);
+* ``tail``: :func:`aptmem.tailscan.read_live_tail` (fast resume, backwards from the end);
+* ``verify``: check that ``read_live_tail`` returns exactly ``select_live`` of every entry.
+
+Prints one JSON object: wall time of the work (perf_counter_ns), peak RSS, and with ``--trace``
+the tracemalloc peak (tracing slows the work, so timed runs do not trace).
+
+Peak RSS is the kernel's high-water mark of this process's own memory (``VmHWM`` in
+``/proc/self/status``), not ``getrusage(...).ru_maxrss``: on Linux, ``ru_maxrss`` of a freshly
+exec'd child starts at its parent's RSS at the fork (measured: a 300 MB parent made a bare
+``python -c`` child report 311 MB), so it would charge the benchmark's own memory to the child.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+import tracemalloc
+
+import msgspec
+
+__all__ = ["MODES", "ChildResult", "peak_rss_bytes", "run"]
+
+MODES = ("full_stream", "full_load", "tail", "verify")
+
+
+class ChildResult(msgspec.Struct, kw_only=True):
+    """What one child measured."""
+
+    mode: str
+    wall_ns: int
+    #: entries parsed (full modes) and entries in the live context (modes that compute it).
+    entries_read: int | None = None
+    live_entries: int | None = None
+    #: VmHWM before the work (after imports) and after it, in bytes.
+    rss_before_bytes: int
+    peak_rss_bytes: int
+    #: tracemalloc peak during the work, only with --trace.
+    traced_peak_bytes: int | None = None
+    verified: bool | None = None
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident set size in bytes (VmHWM; ru_maxrss where /proc is missing)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def run(mode: str, path: str, trace: bool = False) -> ChildResult:
+    """Do one measurement of ``mode`` on the log at ``path`` in this process."""
+    from aptmem.recovery import LogScan
+    from aptmem.store import select_live
+    from aptmem.tailscan import read_live_tail
+
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    before = peak_rss_bytes()
+    if trace:
+        tracemalloc.start()
+    read = live = None
+    verified = None
+    t0 = time.perf_counter_ns()
+    if mode == "full_stream":
+        read = 0
+        for _ in LogScan(path):
+            read += 1
+    elif mode == "full_load":
+        entries = list(LogScan(path))
+        read, live = len(entries), len(select_live(entries))
+    elif mode == "tail":
+        live = len(read_live_tail(path))
+    else:
+        entries = list(LogScan(path))
+        expected = select_live(entries)
+        got = read_live_tail(path)
+        read, live, verified = len(entries), len(got), got == expected
+    wall = time.perf_counter_ns() - t0
+    traced = tracemalloc.get_traced_memory()[1] if trace else None
+    if trace:
+        tracemalloc.stop()
+    return ChildResult(mode=mode, wall_ns=wall, entries_read=read, live_entries=live, rss_before_bytes=before,
+                       peak_rss_bytes=peak_rss_bytes(), traced_peak_bytes=traced, verified=verified)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``MODE PATH [--trace]``, run, print the result as one JSON line."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    trace = "--trace" in args
+    args = [a for a in args if a != "--trace"]
+    if len(args) != 2:
+        print("usage: python -m experiments.resume_child MODE PATH [--trace]", file=sys.stderr)
+        return 2
+    result = run(args[0], args[1], trace)
+    sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
