@@ -58,10 +58,32 @@ def _json(pools: TextPools, rng: random.Random, target: int) -> str:
     return pools.json_document(target, max(target * 2, 1024))
 
 
+# Typography and symbols an assistant's markdown carries: dashes, curly quotes, arrows, check
+# marks, emoji, accented names, units. They give the estimators' "other non-ASCII" class data.
+_SYMBOL_LINES = (
+    "✅ {n} passed — 0 failed → see {path}",
+    "❌ {func} failed: “{noun}” is None … retrying",
+    "⚠️ {n} µs per call (±{m}%), ×{m} slower than before",
+    "🚀 deployed {project} v{m}.{n} — ready for review 👍",
+    "Müller’s naïve café résumé fix: {func} → {path}",
+    "• {noun}: {n} ms → {m} ms (−{m}%)",
+    "Temperature 21 °C; latency ≤ {n} ms; size ≈ {m} KB",
+    "Привет, {noun}! Ελληνικά: αβγ δέλτα — {path}",
+)
+
+
+def _symbol_line(pools: TextPools, rng: random.Random) -> str:
+    return rng.choice(_SYMBOL_LINES).format(n=rng.randrange(1, 5000), m=rng.randrange(1, 99), path=pools.path(),
+                                            func=pools.func(), noun=rng.choice(("cache", "parser", "session", "token")),
+                                            project=pools.project())
+
+
 def _mixed(pools: TextPools, rng: random.Random, target: int) -> str:
     """Prose in one or both languages with a code block, a JSON snippet or log lines inside."""
     lang = rng.choice(("english", "chinese"))
     parts: list[str] = []
+    if rng.random() < 0.4:
+        parts.append("\n".join(_symbol_line(pools, rng) for _ in range(rng.randrange(1, 4))))
     if lang == "chinese" and rng.random() < 0.5:
         parts.append(f"帮我看看 {pools.path()} 里的 {pools.func()} 为什么会出错")
     n = rng.randrange(2, 5)

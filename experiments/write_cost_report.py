@@ -1,14 +1,12 @@
-"""The write-cost report: markdown tables of the summary and the goals, built from tables alone."""
+"""Markdown tables of the write-cost summary and goals, built from the tables alone."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import polars as pl
 
 from experiments.markdown import markdown_table
 
-__all__ = ["render_report", "summary_markdown", "goals_markdown"]
+__all__ = ["summary_markdown", "goals_markdown"]
 
 
 def _us(ns: float) -> str:
@@ -45,12 +43,3 @@ def goals_markdown(goals: pl.DataFrame) -> str:
     """The goals table: value, target and whether it is met."""
     fmt = {"value": _x, "target": lambda t: f"<= {t:g}x", "met": lambda m: "**met**" if m else "**NOT met**"}
     return markdown_table(goals, fmt)
-
-
-def render_report(summary: pl.DataFrame, goals: pl.DataFrame, notes: Sequence[str] = ()) -> str:
-    """The whole report: a heading, notes on how it was measured, the summary and the goals."""
-    parts = ["# Write cost per append", ""]
-    parts += [f"- {note}" for note in notes]
-    parts += ["", "## Append latency by strategy", "", summary_markdown(summary), "",
-              "## Goals", "", goals_markdown(goals), ""]
-    return "\n".join(parts)

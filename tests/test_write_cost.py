@@ -118,9 +118,11 @@ def test_command_line_smoke(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "| jsonl_none |" in done.stdout and "Capped" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == str(out / "report.md")
-    samples = pl.read_parquet(out / "samples.parquet")
+    samples = pl.read_parquet(out / "write_cost_samples.parquet")
     assert samples.height == 40 * 3 + 15 * 3
-    assert {"seed", "commit", "machine"} <= set(samples.columns)
-    assert pl.read_csv(out / "samples.csv").height == samples.height
-    assert {p.name for p in out.iterdir()} == {"samples.parquet", "samples.csv", "summary.parquet", "summary.csv",
-                                               "goals.csv", "report.md"}
+    assert {"seed", "commit", "machine", "workload"} <= set(samples.columns)
+    assert pl.read_csv(out / "write_cost_samples.csv").height == samples.height
+    assert {p.name for p in out.iterdir()} == {
+        f"write_cost_{t}.{ext}" for t in ("samples", "summary", "goals") for ext in ("parquet", "csv")
+    } | {"write_cost_notes.json", "report.md", "figures"}
+    assert (out / "figures" / "append_latency.png").stat().st_size > 10_000

@@ -1,0 +1,36 @@
+"""The Hydra app behind ``python -m experiments run``: compose the config, measure, report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from experiments.strategy_configs import CONFIG_DIR
+
+__all__ = ["run"]
+
+
+# An absolute config path: a relative one is resolved as a Python package when the app is
+# started with ``python -m``, and configs/ is a folder of YAML files, not a package.
+@hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")
+def run(cfg: DictConfig) -> str:
+    """Run the measurements of ``cfg`` into Hydra's output folder; print and return the report's path."""
+    from hydra.core.hydra_config import HydraConfig
+    from tqdm import tqdm
+
+    from experiments.report import build_report
+    from experiments.write_cost_job import planned_appends, run_write_cost
+
+    out = Path(HydraConfig.get().runtime.output_dir)
+    names = [str(s.name) for s in cfg.strategy.values()]
+    workload = OmegaConf.to_object(cfg.workload)
+    settings = OmegaConf.to_object(cfg.write_cost)
+    total = planned_appends(names, settings)
+    with tqdm(total=total, unit="append", desc="write cost", disable=not cfg.progress, file=sys.stderr) as bar:
+        run_write_cost(names, settings, workload, out, progress=bar.update)
+    report = build_report(out)
+    print(report)
+    return str(report)
