@@ -124,3 +124,20 @@ class InvalidWorkingValue(InvalidEntry):
         self.where = where
         self.reason = reason
         super().__init__(f"{where}: {reason}")
+
+
+class SummarizerError(AptmemError):
+    """A summarizer could not produce a summary (an HTTP error, a timeout, a malformed reply)."""
+
+
+class TokenizerUnavailable(AptmemError, LookupError):
+    """A tokenizer cannot be loaded offline; ``how`` says how to make it available.
+
+    Raised instead of letting a tokenizer library try a download (which, offline, hangs or fails
+    with that library's own error). ``name`` is the tokenizer as the caller named it.
+    """
+
+    def __init__(self, name: str, how: str) -> None:
+        self.name = name
+        self.how = how
+        super().__init__(f"tokenizer {name!r} is not available offline: {how}")

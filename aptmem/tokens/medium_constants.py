@@ -1,0 +1,87 @@
+"""The ``medium`` tier's constants: one weight per character class, fitted against a real tokenizer.
+
+They live in ``medium_constants.json`` beside this module (package data), written by
+``benchmarks/calibrate_tokens.py``; anyone can rerun that script and diff the file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from aptmem.errors import TokenizerUnavailable
+
+__all__ = ["CONSTANTS_FILE", "FEATURES", "MediumConstants", "decode_constants", "encode_constants", "load_constants"]
+
+#: The character classes the medium tier counts, in the order of its weights.
+FEATURES = (
+    "letters",            # ASCII letters
+    "digits",             # ASCII digits
+    "punct",              # other printable ASCII (and control characters)
+    "spaces",             # space, tab, CR, VT, FF
+    "newlines",           # LF
+    "han",                # code points U+4000..U+9FFF (UTF-8 lead bytes E4..E9): CJK ideographs
+    "cjk_other",          # U+3000..U+3FFF and U+F000..U+FFFF: CJK punctuation, kana, fullwidth forms
+    "other_extra_bytes",  # every other non-ASCII character, weighted by its UTF-8 length - 1
+)
+
+CONSTANTS_FILE = "medium_constants.json"
+
+
+class MediumConstants(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """Weights per feature (tokens per unit), the tokenizer they were fitted to, and how."""
+
+    reference: str
+    weights: dict[str, float]
+    #: how the weights were made: script, seed, corpus size, fit, training error per kind.
+    calibration: dict[str, Any] = {}
+
+    def vector(self) -> tuple[float, ...]:
+        """The weights in :data:`FEATURES` order."""
+        return tuple(self.weights[f] for f in FEATURES)
+
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+_decoder = msgspec.json.Decoder(MediumConstants)
+
+
+def encode_constants(constants: MediumConstants) -> bytes:
+    """Encode constants as indented JSON (reviewable in a diff), ending in a newline."""
+    return msgspec.json.format(_encoder.encode(constants), indent=2) + b"\n"
+
+
+def decode_constants(raw: bytes, where: str = CONSTANTS_FILE) -> MediumConstants:
+    """Decode and check constants; a damaged or foreign file is :class:`TokenizerUnavailable`."""
+    try:
+        constants = _decoder.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise TokenizerUnavailable("medium", f"{where} is damaged ({exc}); reinstall aptmem or rerun "
+                                   "benchmarks/calibrate_tokens.py") from None
+    if set(constants.weights) != set(FEATURES):
+        raise TokenizerUnavailable("medium", f"{where} has weights for {sorted(constants.weights)}, this version "
+                                   f"needs {list(FEATURES)}; rerun benchmarks/calibrate_tokens.py")
+    if not all(math.isfinite(w) and w >= 0 for w in constants.weights.values()):
+        raise TokenizerUnavailable("medium", f"{where} has a negative or non-finite weight; rerun "
+                                   "benchmarks/calibrate_tokens.py")
+    return constants
+
+
+def load_constants(path: str | os.PathLike[str] | None = None) -> MediumConstants:
+    """Read constants from ``path``, or the file shipped in the package when ``path`` is None."""
+    if path is None:
+        try:
+            raw = resources.files("aptmem.tokens").joinpath(CONSTANTS_FILE).read_bytes()
+        except FileNotFoundError:
+            raise TokenizerUnavailable("medium", f"the package file aptmem/tokens/{CONSTANTS_FILE} is missing; "
+                                       "reinstall aptmem or run benchmarks/calibrate_tokens.py") from None
+        return decode_constants(raw)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise TokenizerUnavailable("medium", f"cannot read constants {os.fspath(path)}: {exc.strerror or exc}") from None
+    return decode_constants(raw, os.fspath(path))

@@ -1,0 +1,302 @@
+"""Token estimation: the three tiers, entry rendering and overhead, the running tally, offline loading."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from aptmem.entries import (Assistant, Compaction, CompactionMarker, Metadata, ToolCall, ToolResult, UnknownEntry, User,
+                            decode_line)
+from aptmem.errors import TokenizerUnavailable
+from aptmem.tokens import (MESSAGE_OVERHEAD, ContextTally, Estimator, MediumEstimator, RoughEstimator, count_entries,
+                           count_entry, get_estimator, message_count, render_entry, role_of)
+from aptmem.tokens.medium import FEATURES, features
+from aptmem.tokens.medium_constants import decode_constants, load_constants
+from aptmem.tokens.precise_tiktoken import TiktokenEstimator, _get_encoding_offline
+from experiments.token_corpus import TOKEN_KINDS, token_corpus
+from experiments.workload import generate
+
+SEED = 2  # neither the calibration seed (0) nor the benchmark's (1)
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make every network call fail loudly, and record that it was tried."""
+    tried: list[str] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        tried.append(repr(args[:2]))
+        raise OSError("network access in a test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    return tried
+
+
+@pytest.fixture(scope="module")
+def cl100k() -> Estimator:
+    return get_estimator("precise", "cl100k_base")
+
+
+# -- rough --------------------------------------------------------------------------------------
+
+
+def test_rough_is_exact_arithmetic() -> None:
+    bytes4 = RoughEstimator()
+    assert [bytes4.count(t) for t in ("", "a", "abcd", "abcde", "abcdefgh")] == [0, 1, 1, 2, 2]
+    assert bytes4.count("帮我看看") == 3  # 12 UTF-8 bytes / 4
+    chars4 = RoughEstimator(unit="chars")
+    assert chars4.count("帮我看看") == 1 and chars4.count("abcde") == 2
+    assert RoughEstimator(per_token=2.5).count("abcdef") == 3  # ceil(6 / 2.5)
+    assert get_estimator("rough").name == "rough:bytes/4"
+    with pytest.raises(ValueError):
+        RoughEstimator(unit="words")
+    with pytest.raises(ValueError):
+        RoughEstimator(per_token=0)
+
+
+# -- precise ------------------------------------------------------------------------------------
+
+
+def test_cl100k_exact_counts(cl100k: Estimator) -> None:
+    assert (cl100k.name, cl100k.tier, cl100k.tokenizer) == ("tiktoken:cl100k_base", "precise", "cl100k_base")
+    assert cl100k.count("hello world") == 2
+    assert cl100k.count("hello world\n") == 3
+    assert cl100k.count("帮我看看这个 bug") == 8
+    assert cl100k.count("") == 0
+    assert cl100k.count("<|endoftext|>") > 1  # special-token text is ordinary text
+    assert get_estimator("precise") is cl100k  # cached: loaded once
+    assert isinstance(cl100k, Estimator)
+
+
+def test_uncached_tiktoken_encoding_is_refused_with_how_to(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                           no_network: list[str]) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    with pytest.raises(TokenizerUnavailable) as caught:
+        TiktokenEstimator("o200k_base")
+    assert caught.value.name == "o200k_base"
+    assert "TIKTOKEN_CACHE_DIR" in caught.value.how and str(tmp_path) in caught.value.how
+    assert no_network == []
+    with pytest.raises(TokenizerUnavailable, match="known:"):
+        get_estimator("precise", "no_such_encoding")
+
+
+def test_cached_tiktoken_file_is_used_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                              no_network: list[str]) -> None:
+    """An encoding whose file sits in tiktoken's cache loads without network (here: cl100k's own file)."""
+    import hashlib
+
+    import tiktoken_ext
+
+    url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+    shipped = Path(next(iter(tiktoken_ext.__path__))) / "data" / "cl100k_base.tiktoken"
+    (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(shipped.read_bytes())
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    encoding = _get_encoding_offline("cl100k_base", "cl100k_base")
+    assert len(encoding.encode_ordinary("hello world")) == 2
+    assert no_network == []
+
+
+def test_tekken_through_transformers(no_network: list[str]) -> None:
+    pytest.importorskip("transformers", reason="transformers is a dependency of aptmem; install it to run this")
+    pytest.importorskip("mistral_common", reason="mistral-common is a dependency of aptmem; install it to run this")
+    tekken = get_estimator("precise", "tekken")
+    assert (tekken.name, tekken.tier) == ("mistral:tekken_240911", "precise")
+    assert tekken.count("hello world") == 2
+    assert tekken.count("帮我看看这个 bug") == 5
+    assert tekken.count("") == 0
+    assert get_estimator("precise", "mistral:tekken_240911") is tekken
+    assert no_network == []
+    with pytest.raises(TokenizerUnavailable, match="tekken_240911"):
+        get_estimator("precise", "mistral:tekken_000000")
+
+
+def test_local_tokenizer_folder_through_autotokenizer(tmp_path: Path, no_network: list[str]) -> None:
+    transformers = pytest.importorskip("transformers", reason="transformers is a dependency of aptmem")
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "hello": 1, "world": 2}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]").save_pretrained(tmp_path)
+    est = get_estimator("precise", f"hf:{tmp_path}")
+    assert est.count("hello world") == 2 and est.count("hello hello other world") == 4
+    assert no_network == []
+
+
+def test_uncached_hub_name_is_refused_without_network(no_network: list[str], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("transformers", reason="transformers is a dependency of aptmem")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))  # read at call time by our message; the hub's cache is elsewhere
+    with pytest.raises(TokenizerUnavailable) as caught:
+        get_estimator("precise", "hf:some-org/not-a-cached-model")
+    assert "hf download" in caught.value.how
+    with pytest.raises(TokenizerUnavailable, match="no folder"):
+        get_estimator("precise", "hf:./no/such/folder")
+    assert no_network == []
+
+
+# -- medium -------------------------------------------------------------------------------------
+
+
+def test_medium_features_of_a_known_string() -> None:
+    # letters, digits, punct, spaces, newlines, han, cjk_other, other_extra_bytes
+    assert features("Hi 12!\n帮，é") == (2, 2, 1, 1, 1, 1, 1, 1)
+    assert features("😀") == (0, 0, 0, 0, 0, 0, 0, 3)
+    assert features("") == (0,) * len(FEATURES)
+
+
+def test_medium_loads_constants_lazily_and_counts_small_texts() -> None:
+    est = MediumEstimator()
+    assert est._constants is None  # nothing read at construction
+    assert est.count("") == 0 and est.count("a") == 1 and est.count("x" * 40) >= 5
+    assert est._constants is not None and est.tokenizer == "cl100k_base"
+
+
+def test_medium_count_matches_its_formula_on_every_text() -> None:
+    est = MediumEstimator()
+    w = est.constants.vector()
+    for sample in token_corpus(SEED, 20):
+        expected = int(sum(a * b for a, b in zip(w, features(sample.text), strict=True)) + 0.5)
+        assert est.count(sample.text) == max(expected, 1), (sample.kind, sample.index, SEED)
+
+
+@pytest.mark.parametrize("kind", TOKEN_KINDS)
+def test_medium_within_tolerance_per_kind(kind: str, cl100k: Estimator) -> None:
+    est = get_estimator("medium")
+    errors = [abs(est.count(s.text) - cl100k.count(s.text)) / cl100k.count(s.text)
+              for s in token_corpus(SEED, 40, kinds=[kind])]
+    mape = 100 * sum(errors) / len(errors)
+    assert mape <= 10.0, f"medium MAPE {mape:.1f}% on {kind} (corpus seed {SEED})"
+
+
+def test_damaged_constants_are_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(TokenizerUnavailable, match="damaged"):
+        decode_constants(b"{not json")
+    with pytest.raises(TokenizerUnavailable, match="needs"):
+        decode_constants(b'{"reference":"cl100k_base","weights":{"letters":1.0}}')
+    with pytest.raises(TokenizerUnavailable, match="cannot read"):
+        load_constants(tmp_path / "missing.json")
+    with pytest.raises(ValueError, match="approximates cl100k_base"):
+        get_estimator("medium", "tekken")
+
+
+# -- entries ------------------------------------------------------------------------------------
+
+
+def test_render_entry_for_every_kind() -> None:
+    cases = [
+        (User(ts=1, content="hello world"), "user\nhello world", 1),
+        (Assistant(ts=1, content="hi", model="m", usage={"input": 5}), "assistant\nhi", 1),
+        (ToolCall(ts=1, name="read", args={"path": "a.py"}), 'assistant tool_call read\n{"path":"a.py"}', 1),
+        (ToolCall(ts=1, name="read", args={"path": "a.py"}, result="x=1"),
+         'assistant tool_call read\n{"path":"a.py"}\ntool read\nx=1', 2),
+        (ToolResult(ts=1, call_id="c1", content="ok", name="read"), "tool read\nok", 1),
+        (ToolResult(ts=1, call_id="c1", content="boom", is_error=True), "tool error\nboom", 1),
+        (Compaction(ts=1, summary="did things", first_kept="u9", tokens_before=9, notes=["cut"]), "summary\ndid things", 1),
+        (CompactionMarker(ts=1, summary="old style"), "summary\nold style", 1),
+        (Metadata(ts=1, kind="model_change", data={"model": "x"}), "", 0),
+    ]
+    roles = ["user", "assistant", "assistant", "assistant", "tool", "tool", "system", "system", ""]
+    for (entry, text, messages), role in zip(cases, roles, strict=True):
+        assert render_entry(entry) == text, entry
+        assert message_count(entry) == messages, entry
+        assert role_of(entry) == role, entry
+    unknown = decode_line(b'{"type":"future_thing","ts":1,"x":"y"}')
+    assert isinstance(unknown, UnknownEntry)
+    assert render_entry(unknown) == '{"type":"future_thing","ts":1,"x":"y"}'
+    assert role_of(unknown) == "user" and message_count(unknown) == 1
+    with pytest.raises(TypeError):
+        render_entry("not an entry")  # type: ignore[arg-type]
+
+
+def test_count_entry_adds_the_per_message_overhead(cl100k: Estimator) -> None:
+    assert MESSAGE_OVERHEAD == 3
+    # ChatML: <|im_start|> user \n hello world <|im_end|> \n = 7 tokens
+    assert count_entry(cl100k, User(ts=1, content="hello world")) == 7
+    call = ToolCall(ts=1, name="read", args={"path": "a.py"}, result="x=1")
+    assert count_entry(cl100k, call) == cl100k.count(render_entry(call)) + 2 * MESSAGE_OVERHEAD
+    assert count_entry(cl100k, Metadata(ts=1, kind="k")) == 0
+
+
+# -- the running tally ---------------------------------------------------------------------------
+
+
+class CountingEstimator:
+    """The medium estimator, counting how often it is asked (to see what the tally recounts)."""
+
+    name, tier, tokenizer = "counting", "medium", "cl100k_base"
+
+    def __init__(self) -> None:
+        self.inner = MediumEstimator()
+        self.calls: dict[str, int] = defaultdict(int)
+
+    def count(self, text: str) -> int:
+        self.calls[text] += 1
+        return self.inner.count(text)
+
+
+def test_tally_running_total_equals_a_recount() -> None:
+    entries = generate(max_entries=600, seed=SEED).entries
+    est = CountingEstimator()
+    tally = ContextTally(est, base=100)
+    running = 100
+    for entry in entries:
+        running += tally.add(entry)
+        assert tally.total == running
+    assert tally.total == tally.recount() == 100 + count_entries(est, entries)
+    assert len(tally) == len(entries) and sum(tally.counts) == tally.total - 100
+
+    removed = tally.remove_prefix(250)
+    assert removed + tally.total == running
+    assert tally.total == 100 + count_entries(est, entries[250:])
+    with pytest.raises(ValueError):
+        tally.remove_prefix(len(tally) + 1)
+
+
+def test_tally_reset_reuses_counts_of_kept_entries() -> None:
+    entries = generate(max_entries=300, seed=SEED).entries
+    est = CountingEstimator()
+    tally = ContextTally(est, entries)
+    calls_before = sum(est.calls.values())
+    summary = Compaction(ts=2, summary="the user asked for X; we fixed Y in src/a.py")
+    kept = entries[200:]
+    total = tally.reset([summary, *kept])
+    assert sum(est.calls.values()) == calls_before + 1  # only the summary was counted
+    assert total == tally.recount() == count_entries(est, [summary, *kept])
+    calls_before = sum(est.calls.values())
+    tally.reset(kept, reuse=False)
+    assert sum(est.calls.values()) == calls_before + len(kept)  # every entry counted afresh
+    assert tally.total == count_entries(est, kept)
+
+
+# -- import hygiene -----------------------------------------------------------------------------
+
+
+def test_importing_aptmem_loads_no_tokenizer_library() -> None:
+    code = ("import sys, aptmem, aptmem.tokens, aptmem.cli, aptmem.cli.tokens\n"
+            "from aptmem.tokens import get_estimator\n"
+            "get_estimator('medium').count('hello'); get_estimator('rough').count('hello')\n"
+            "print(sorted(m for m in ('tiktoken', 'transformers', 'mistral_common', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
+
+
+# -- speed (slow: a shared machine is noisy) --------------------------------------------------
+
+
+@pytest.mark.slow
+def test_medium_is_ten_times_faster_than_tiktoken() -> None:
+    from experiments.token_accuracy import speed_table, summarize_speed
+
+    corpus = token_corpus(SEED, 100)
+    speed = speed_table([get_estimator("medium"), get_estimator("precise")], corpus, repeats=5)
+    summary = summarize_speed(speed, "tiktoken:cl100k_base")
+    overall = summary.filter((summary["estimator"] == "medium") & (summary["kind"] == "all"))["speedup_vs_baseline"][0]
+    assert overall >= 10, summary
