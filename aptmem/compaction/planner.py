@@ -1,0 +1,139 @@
+"""Deciding a compaction: which turns to keep verbatim, what to summarize, what to shorten.
+
+The plan keeps the newest turns (at most ``keep_turns``, at most ``keep_tokens``) that fit in
+what the target leaves after the fixed part of the context (system prompt, working memory) and
+the summary's budget. If not even the newest turn fits, it is kept anyway (the agent is in the
+middle of it) and its largest texts are shortened, tool output first, with a visible marker.
+Everything is said in ``notes``; an entry larger than the whole window is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from aptmem.compaction.policy import CompactionPolicy
+from aptmem.compaction.shorten import SHORTEN_ORDER, shorten_entry, shortenable_text
+from aptmem.compaction.turns import split_turns
+from aptmem.entries import Compaction, Entry
+
+__all__ = ["CompactionPlan", "plan_compaction"]
+
+#: A shortened text keeps at least this many tokens: below that it says nothing useful.
+MIN_SHORTENED_TOKENS = 64
+
+
+@dataclass
+class CompactionPlan:
+    """What a compaction will do; ``kept`` holds the entries as the live context will show them."""
+
+    previous_summary: str | None
+    summarized: list[Entry]
+    kept: list[Entry]
+    kept_tokens: int
+    kept_turns: int
+    turns: int
+    truncated: dict[str, int] = field(default_factory=dict)  # entry id -> characters kept
+    oversized: list[str] = field(default_factory=list)  # ids (or positions) of entries > window
+    notes: list[str] = field(default_factory=list)
+
+
+def plan_compaction(
+    live: Sequence[Entry],
+    counts: Sequence[int],
+    *,
+    policy: CompactionPolicy,
+    fixed_tokens: int,
+    count_entry: Callable[[Entry], int],
+) -> CompactionPlan:
+    """Plan the compaction of a live context (``counts[i]`` is the token count of ``live[i]``)."""
+    previous = live[0].summary if live and isinstance(live[0], Compaction) else None
+    offset = 1 if previous is not None else 0
+    body = list(live[offset:])
+    body_counts = list(counts[offset:])
+    oversized = [_name(e, i) for i, (e, n) in enumerate(zip(body, body_counts)) if n > policy.window]
+
+    turns = split_turns(body)
+    sizes: list[int] = []
+    position = 0
+    for turn in turns:
+        sizes.append(sum(body_counts[position : position + len(turn)]))
+        position += len(turn)
+
+    room = max(0, policy.target_tokens - fixed_tokens - policy.summary_budget)
+    if policy.keep_tokens is not None:
+        room = min(room, policy.keep_tokens)
+    kept_n, kept_tokens = 0, 0
+    for size in reversed(sizes):
+        if kept_n == policy.keep_turns or kept_tokens + size > room:
+            break
+        kept_n += 1
+        kept_tokens += size
+    notes: list[str] = []
+    if turns and kept_n < min(policy.keep_turns, len(turns)):
+        notes.append(f"kept {max(kept_n, 1)} of the last {policy.keep_turns} turns: more would not fit the target "
+                     f"of {policy.target_tokens} tokens")
+    if kept_n == 0 and turns:
+        kept_n, kept_tokens = 1, sizes[-1]  # the turn in progress is always kept
+    first_kept = len(body) - sum(len(t) for t in turns[len(turns) - kept_n :]) if kept_n else len(body)
+    kept = body[first_kept:]
+    kept_counts = body_counts[first_kept:]
+
+    truncated: dict[str, int] = {}
+    if kept_tokens > room:
+        kept, kept_counts, truncated, shortened_notes = _shorten_to_fit(kept, kept_counts, room, count_entry)
+        kept_tokens = sum(kept_counts)
+        notes.extend(shortened_notes)
+    if oversized:
+        notes.append(f"{len(oversized)} entries larger than the window of {policy.window} tokens: {', '.join(oversized[:10])}")
+    return CompactionPlan(
+        previous_summary=previous,
+        summarized=body[:first_kept],
+        kept=kept,
+        kept_tokens=kept_tokens,
+        kept_turns=kept_n,
+        turns=len(turns),
+        truncated=truncated,
+        oversized=oversized,
+        notes=notes,
+    )
+
+
+def _name(entry: Entry, index: int) -> str:
+    return entry.id or f"#{index}"
+
+
+def _shorten_to_fit(
+    kept: list[Entry], counts: list[int], room: int, count_entry: Callable[[Entry], int]
+) -> tuple[list[Entry], list[int], dict[str, int], list[str]]:
+    """Shorten the largest texts (tool output first) until the kept entries fit ``room`` tokens."""
+    kept, counts = list(kept), list(counts)
+    truncated: dict[str, int] = {}
+    notes: list[str] = []
+    order = sorted(
+        (i for i, e in enumerate(kept) if shortenable_text(e)),
+        key=lambda i: (SHORTEN_ORDER.get(type(kept[i]), 3), -counts[i]),
+    )
+    for index in order:
+        excess = sum(counts) - room
+        if excess <= 0:
+            break
+        entry, before = kept[index], counts[index]
+        goal = max(MIN_SHORTENED_TOKENS, before - excess)
+        if goal >= before:
+            continue
+        text = shortenable_text(entry) or ""
+        keep = int(len(text) * goal / max(before, 1))
+        for _ in range(4):  # characters per token vary inside a text: converge in a few steps
+            candidate = shorten_entry(entry, keep)
+            after = count_entry(candidate)
+            if after <= goal or keep == 0:
+                break
+            keep = int(keep * goal / after * 0.95)
+        kept[index], counts[index] = candidate, after
+        if entry.id is not None:
+            truncated[entry.id] = keep
+        notes.append(f"shortened {type(entry).__name__} {_name(entry, index)} from {before} to {after} tokens")
+    if sum(counts) > room:
+        notes.append(f"the kept turn still takes {sum(counts)} tokens, over the {room} left for it")
+    return kept, counts, truncated, notes

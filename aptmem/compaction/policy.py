@@ -1,0 +1,66 @@
+"""The compaction policy: when to compact, how far down, what to keep verbatim."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["CompactionPolicy", "PERSIST_WAYS"]
+
+PERSIST_WAYS = ("append", "rewrite")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompactionPolicy:
+    """Thresholds as fractions of the model's context window (in tokens).
+
+    Compaction fires when the context reaches ``trigger`` of the window and brings it down to
+    ``target`` or less, keeping the last ``keep_turns`` turns verbatim (fewer if they do not fit;
+    then oversized tool results are shortened). ``keep_tokens`` optionally caps what is kept, as
+    pi keeps the newest 20,000 tokens. The summary may use up to ``summary_share`` of the
+    target (and never more than ``summary_max_tokens``).
+
+    The cheap tier is checked on every append; the precise tier confirms only once the cheap
+    estimate reaches ``confirm_at`` of the trigger, so the tokenizer runs rarely.
+    """
+
+    window: int
+    trigger: float = 0.8
+    target: float = 0.3
+    keep_turns: int = 10
+    keep_tokens: int | None = None
+    summary_share: float = 0.33
+    summary_max_tokens: int = 8000
+    confirm_at: float = 0.9
+    persist: Literal["append", "rewrite"] = "append"
+
+    def __post_init__(self) -> None:
+        if self.window < 256:
+            raise ValueError(f"window must be at least 256 tokens, not {self.window}")
+        if not 0 < self.target < self.trigger <= 1:
+            raise ValueError(f"need 0 < target < trigger <= 1, got target={self.target}, trigger={self.trigger}")
+        if self.keep_turns < 1:
+            raise ValueError("keep_turns must be at least 1 (the current turn is always kept)")
+        if self.keep_tokens is not None and self.keep_tokens < 1:
+            raise ValueError("keep_tokens must be positive")
+        if not 0 < self.summary_share < 1 or self.summary_max_tokens < 16:
+            raise ValueError("summary_share must be in (0, 1) and summary_max_tokens at least 16")
+        if not 0 < self.confirm_at <= 1:
+            raise ValueError("confirm_at must be in (0, 1]")
+        if self.persist not in PERSIST_WAYS:
+            raise ValueError(f"persist must be one of {', '.join(PERSIST_WAYS)}, not {self.persist!r}")
+
+    @property
+    def trigger_tokens(self) -> int:
+        """The context size at which compaction fires."""
+        return int(self.window * self.trigger)
+
+    @property
+    def target_tokens(self) -> int:
+        """The context size a compaction brings the context down to (at most)."""
+        return int(self.window * self.target)
+
+    @property
+    def summary_budget(self) -> int:
+        """The most tokens a summary may take."""
+        return max(16, min(self.summary_max_tokens, int(self.target_tokens * self.summary_share)))

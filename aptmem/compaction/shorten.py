@@ -1,0 +1,47 @@
+"""Shortening an oversized entry with a visible marker, the same way every time.
+
+The same function makes the shortened copy written by a ``rewrite`` compaction and the view an
+``append`` compaction asks for (entry id -> characters kept), so both read the same.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+
+__all__ = ["shorten_text", "shortenable_text", "shorten_entry", "SHORTEN_ORDER"]
+
+#: Which entries are shortened first when a compaction cannot otherwise reach its target: tool
+#: output is the usual culprit and the cheapest to lose; what people said comes last.
+SHORTEN_ORDER = {ToolResult: 0, ToolCall: 0, Assistant: 1, User: 2}
+
+
+def shorten_text(text: str, keep: int) -> str:
+    """Keep about ``keep`` characters of ``text``: the head, a marker, and the tail."""
+    if keep >= len(text):
+        return text
+    keep = max(keep, 0)
+    head = keep * 2 // 3
+    tail = keep - head
+    cut = len(text) - head - tail
+    marker = f"\n[... {cut} characters cut by aptmem compaction ...]\n"
+    return text[:head] + marker + (text[-tail:] if tail else "")
+
+
+def shortenable_text(entry: Entry) -> str | None:
+    """The text of an entry that may be shortened, or None if it has none."""
+    if isinstance(entry, (User, Assistant, ToolResult)):
+        return entry.content
+    if isinstance(entry, ToolCall):
+        return entry.result
+    return None
+
+
+def shorten_entry(entry: Entry, keep: int) -> Entry:
+    """Return a copy of ``entry`` with its text shortened to about ``keep`` characters."""
+    if isinstance(entry, (User, Assistant, ToolResult)):
+        return msgspec.structs.replace(entry, content=shorten_text(entry.content, keep))
+    if isinstance(entry, ToolCall) and entry.result is not None:
+        return msgspec.structs.replace(entry, result=shorten_text(entry.result, keep))
+    return entry

@@ -1,0 +1,193 @@
+"""A session: append entries, keep the context's token total, compact past the trigger.
+
+It ties the pieces together: a store persists the history, a cheap estimator counts every
+entry once as it is appended (so the running total costs O(1) per append), a precise one
+confirms only when the cheap total nears the trigger, and a summarizer writes the compaction.
+The context handed to a model is the system prompt with the working memory, the latest summary,
+and the live entries.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from aptmem.compaction.compactor import CompactionResult, apply_truncations, build_compaction, persist_compaction
+from aptmem.compaction.extractive import ExtractiveSummarizer
+from aptmem.compaction.policy import CompactionPolicy
+from aptmem.compaction.summarizer import Summarizer
+from aptmem.entries import Compaction, Entry, UnknownEntry
+from aptmem.store import SessionStore
+from aptmem.tokens import ContextTally, Estimator, count_entry, render_entry, role_of
+from aptmem.working_memory import WorkingMemory
+
+__all__ = ["AppendOutcome", "Context", "Session"]
+
+
+@dataclass
+class AppendOutcome:
+    """What one append did: the context size after the entry, and the compaction it caused."""
+
+    entry: Entry
+    tokens: int  # context tokens after the append, before any compaction (confirming tier if it ran)
+    compaction: CompactionResult | None = None
+    confirmed: bool = False  # whether the precise tier was consulted
+
+    @property
+    def tokens_after(self) -> int:
+        """Context tokens once the append (and its compaction, if any) is done."""
+        return self.compaction.tokens_after if self.compaction else self.tokens
+
+
+@dataclass
+class Context:
+    """What a model is sent: messages (role and content) and their token total."""
+
+    messages: list[dict[str, str]]
+    tokens: int
+    window: int
+
+    @property
+    def occupancy(self) -> float:
+        """The share of the window the context fills."""
+        return self.tokens / self.window
+
+
+class Session:
+    """One session of an agent, persisted in ``store`` under ``session_id``.
+
+    Opening a session that exists reads only its live context (``store.read_live``). Entries
+    without an ``id`` get one, so an appended compaction can name what it keeps.
+    """
+
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: str,
+        *,
+        policy: CompactionPolicy,
+        estimator: Estimator,
+        confirm: Estimator | None = None,
+        summarizer: Summarizer | None = None,
+        system_prompt: str = "",
+        memory: WorkingMemory | None = None,
+    ) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.policy = policy
+        self.summarizer = summarizer or ExtractiveSummarizer()
+        self.system_prompt = system_prompt
+        self.memory = memory
+        self._fixed_text = ""
+        self.live: list[Entry] = store.read_live(session_id) if store.exists(session_id) else []
+        self._view = apply_truncations(self.live)
+        self._cheap = ContextTally(estimator, self._view)
+        # The precise tally counts lazily: it holds a prefix of the view, filled in when the
+        # cheap total nears the trigger. Without a separate confirming tier, the cheap one decides.
+        self._precise = ContextTally(confirm) if confirm is not None and confirm is not estimator else None
+        self.refresh_memory()
+
+    # -- counting --------------------------------------------------------------------------------
+
+    def refresh_memory(self) -> None:
+        """Re-read the working memory (another process may have changed it) into the fixed part."""
+        parts = [self.system_prompt] if self.system_prompt else []
+        if self.memory is not None and self.memory.exists():
+            meta = self.memory.load()
+            if meta.memory:
+                parts.append(f"Working memory:\n{meta.memory}")
+            if meta.working:
+                parts.append("Working state: " + msgspec.json.encode(meta.working).decode())
+        self._fixed_text = "\n\n".join(parts)
+        for tally in self._tallies():
+            tally.base = tally.estimator.count(self._fixed_text) if self._fixed_text else 0
+
+    def _tallies(self) -> list[ContextTally]:
+        return [t for t in (self._cheap, self._precise) if t is not None]
+
+    def _judge(self) -> ContextTally:
+        """The tally whose word is final, brought up to date: the precise one if there is one."""
+        if self._precise is None:
+            return self._cheap
+        self._precise.extend(self._view[len(self._precise) :])
+        return self._precise
+
+    def tokens(self) -> int:
+        """The context's token total by the deciding tier (counting now what it has not yet)."""
+        return self._judge().total
+
+    def cheap_tokens(self) -> int:
+        """The context's token total by the cheap tier (always up to date, O(1))."""
+        return self._cheap.total
+
+    # -- appending and compacting -----------------------------------------------------------------
+
+    def append(self, entry: Entry) -> AppendOutcome:
+        """Persist ``entry``, count it, and compact if the context reached the trigger."""
+        if not isinstance(entry, UnknownEntry) and entry.id is None:
+            entry = msgspec.structs.replace(entry, id=uuid.uuid4().hex[:16])
+        self.store.append(self.session_id, entry)
+        self.live.append(entry)
+        self._view.append(entry)
+        self._cheap.add(entry)
+        cheap = self._cheap.total
+        # The cheap tier alone decides while it is clearly below the trigger; near it (or past
+        # it, with no confirming tier) the deciding tier counts.
+        threshold = self.policy.confirm_at * self.policy.trigger_tokens if self._precise is not None else self.policy.trigger_tokens
+        if cheap < threshold:
+            return AppendOutcome(entry, cheap)
+        total = self.tokens()
+        outcome = AppendOutcome(entry, total, confirmed=self._precise is not None)
+        if total >= self.policy.trigger_tokens:
+            outcome.compaction = self.compact()
+        return outcome
+
+    def compact(self) -> CompactionResult:
+        """Compact now, whatever the occupancy: summarize the old part, persist, reset the counts."""
+        judge = self._judge()
+        estimator = judge.estimator
+        result = build_compaction(
+            self._view,
+            judge.counts,
+            policy=self.policy,
+            summarizer=self.summarizer,
+            count_text=estimator.count,
+            count_entry=lambda e: count_entry(estimator, e),
+            fixed_tokens=judge.base,
+        )
+        persist_compaction(self.store, self.session_id, result, self.policy.persist)
+        # ``live`` is as stored, ``_view`` as shown (shortened where the compaction says); the
+        # kept entries are a suffix of both.
+        kept = len(result.plan.kept)
+        if self.policy.persist == "append":
+            self.live = [result.entry, *self.live[len(self.live) - kept :]]
+        else:
+            self.live = list(result.live)
+        self._view = list(result.live)
+        for tally in self._tallies():
+            tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted
+        return result
+
+    # -- the context -----------------------------------------------------------------------------
+
+    def context(self) -> Context:
+        """The messages to send the model now, with their token total."""
+        messages: list[dict[str, str]] = []
+        if self._fixed_text:
+            messages.append({"role": "system", "content": self._fixed_text})
+        for entry in self._view:
+            if isinstance(entry, UnknownEntry):
+                continue
+            text = render_entry(entry)
+            if text:
+                messages.append({"role": role_of(entry), "content": text})
+        return Context(messages=messages, tokens=self.tokens(), window=self.policy.window)
+
+    def describe(self) -> dict[str, Any]:
+        """Figures for logs and tests: entries live, tokens, occupancy."""
+        tokens = self.tokens()
+        return {"live_entries": len(self.live), "tokens": tokens, "occupancy": tokens / self.policy.window}
