@@ -120,6 +120,11 @@ class Session:
         """The context's token total by the deciding tier (counting now what it has not yet)."""
         return self._judge().total
 
+    def entry_counts(self) -> list[tuple[Entry, int]]:
+        """Each live entry (as shown) with its token count by the deciding tier."""
+        judge = self._judge()
+        return list(zip(self._view, judge.counts))
+
     def cheap_tokens(self) -> int:
         """The context's token total by the cheap tier (always up to date, O(1))."""
         return self._cheap.total

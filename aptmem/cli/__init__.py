@@ -27,11 +27,11 @@ EXIT_USAGE = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every command registered."""
-    from aptmem.cli import fsck, sessions, tokens
+    from aptmem.cli import compaction, fsck, sessions, tokens
 
     parser = argparse.ArgumentParser(prog="aptmem", description="Agent memory sessions: check, read, create, continue.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (fsck, sessions, tokens):
+    for module in (fsck, sessions, tokens, compaction):
         module.register(commands)
     return parser
 
