@@ -9,6 +9,7 @@ a line boundary to fit.
 
 from __future__ import annotations
 
+import http.client
 import os
 import urllib.error
 import urllib.request
@@ -18,7 +19,7 @@ import msgspec
 
 from aptmem.entries import Entry
 from aptmem.errors import SummarizerError
-from aptmem.tokens import render_entry, role_of
+from aptmem.tokens import render_entry
 
 __all__ = ["LlmSummarizer", "SYSTEM_PROMPT"]
 
@@ -86,8 +87,8 @@ class LlmSummarizer:
         return _fit(text, budget, count)
 
     def _prompt(self, entries: Sequence[Entry], previous: str | None, budget: int) -> str:
-        lines = [f"[{role_of(e)}] {render_entry(e)}" for e in entries]
-        transcript = "\n".join(lines)
+        # render_entry starts each message with its role; metadata renders empty and is left out.
+        transcript = "\n".join(text for text in map(render_entry, entries) if text)
         if len(transcript) > self.max_input_chars:
             # Keep the newest part: the old part is what the previous summary already covers.
             transcript = "[... older part omitted ...]\n" + transcript[-self.max_input_chars :]
@@ -106,9 +107,13 @@ class LlmSummarizer:
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
             raise SummarizerError(f"{self.url}: HTTP {exc.code} {exc.reason}: {detail}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        except (TimeoutError, urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
+            if isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError):
+                raise SummarizerError(f"{self.url}: no reply within {self.timeout:g} s") from None
             raise SummarizerError(f"{self.url}: cannot reach the summarizer: {reason}") from None
+        except http.client.HTTPException as exc:  # a reply cut short, or not HTTP at all
+            raise SummarizerError(f"{self.url}: broken HTTP reply: {exc!r}") from None
         try:
             reply = _reply_decoder.decode(raw)
         except msgspec.DecodeError as exc:
