@@ -1,12 +1,15 @@
-"""Markdown tables of the write-cost summary and goals, built from the tables alone."""
+"""The write-cost section of the report: tables, goals and the latency figure, from the stored tables alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 
+from experiments.figures import append_latency_figure
 from experiments.markdown import markdown_table
 
-__all__ = ["summary_markdown", "goals_markdown"]
+__all__ = ["summary_markdown", "goals_markdown", "write_cost_section"]
 
 
 def _us(ns: float) -> str:
@@ -43,3 +46,32 @@ def goals_markdown(goals: pl.DataFrame) -> str:
     """The goals table: value, target and whether it is met."""
     fmt = {"value": _x, "target": lambda t: f"<= {t:g}x", "met": lambda m: "**met**" if m else "**NOT met**"}
     return markdown_table(goals, fmt)
+
+
+def write_cost_section(run_dir: Path) -> str | None:
+    """The report's write-cost section (None when the run did not measure write cost)."""
+    from experiments.write_cost_job import read_tables
+
+    if not (run_dir / "write_cost_samples.parquet").exists():
+        return None
+    tables, notes = read_tables(run_dir)
+    figure = append_latency_figure(tables["write_cost_samples"], run_dir / "figures" / "append_latency.png")
+    lines = [
+        "## Write cost per append",
+        "",
+        f"- Session: {notes['entries']} entries of the synthetic workload (seed {notes['seed']}), "
+        f"{notes['session_mb']} MB as JSONL; every append timed with `perf_counter_ns`, every sample kept.",
+        "- Beside each append, in the same run and in a random order per entry: a raw `os.write` of the same "
+        "line to an `O_APPEND` file, aptmem's encoding of a fresh copy of the entry, and "
+        + ("`os.write` + `fdatasync` beside strategies that sync per append."
+           if notes["sync_baseline"] == "per_append" else "`os.write` + `fdatasync` (beside all)."),
+        f"- Growth = median over the last {notes['late_size']} entries replayed / median over entries "
+        f"{notes['early'][0]}-{notes['early'][1]}; raw write growth is the same for the raw write (the machine's drift).",
+    ]
+    if notes["capped"]:
+        lines.append(f"- Capped (quadratic rewrite cost): {', '.join(notes['capped'])} replayed for their first "
+                     f"{notes['cap']} entries only.")
+    lines += ["", summary_markdown(tables["write_cost_summary"]), "",
+              f"![Append latency against entry number]({figure.relative_to(run_dir)})", "",
+              "### Goals", "", goals_markdown(tables["write_cost_goals"]), ""]
+    return "\n".join(lines)
