@@ -11,10 +11,12 @@ import sys
 
 USAGE = """usage: python -m experiments run [HYDRA OVERRIDES...]
        python -m experiments report RUN_DIR
+       python -m experiments check RUN_DIR --baseline FILE [--update]
 
   run      measure the strategies of the config (default: configs/config.yaml) and write
            tables, figures and report.md to a new folder under reports/runs/
   report   rebuild report.md and its figures from a run folder's tables
+  check    compare a run's ratios and counts with a baseline file; exit 1 on a regression
 """
 
 
@@ -42,6 +44,10 @@ def main(argv: list[str]) -> int:
             return 2
         print(build_report(Path(rest[0])))
         return 0
+    if command == "check":
+        from experiments.check import main as check
+
+        return check(rest)
     print(f"experiments: unknown command {command!r}\n\n{USAGE}", file=sys.stderr, end="")
     return 2
 

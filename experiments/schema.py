@@ -30,6 +30,7 @@ class RunConfig:
 
     seed: int = 0
     progress: bool = True
+    force: bool = False
     strategy: dict[str, StrategyConfig] = field(default_factory=dict)
     workload: WorkloadConfig = field(default_factory=WorkloadConfig)
     write_cost: WriteCostSettings = field(default_factory=WriteCostSettings)
