@@ -46,8 +46,19 @@ def _write_cost(run_dir: Path) -> Iterator[Metric]:
             yield Metric(f"write_cost.{name}.growth", row["growth"], "lower", 0.6)
 
 
+def _concurrency(run_dir: Path) -> Iterator[Metric]:
+    path = run_dir / "concurrency.parquet"
+    if not path.exists():
+        return
+    for row in pl.read_parquet(path).iter_rows(named=True):
+        # Only a store that promises multi-process safety is held to it: full_json's losses
+        # depend on how the writers' rewrites interleave, which is the finding, not a figure.
+        if row["multi_process_safe"]:
+            yield Metric(f"concurrency.{row['strategy']}.lost", row["lost"], "lower", 0, relative=False)
+
+
 #: Functions that read one measurement's tables and yield its metrics (nothing if it was not run).
-COLLECTORS: list[Callable[[Path], Iterator[Metric]]] = [_write_cost]
+COLLECTORS: list[Callable[[Path], Iterator[Metric]]] = [_write_cost, _concurrency]
 
 
 def collect_metrics(run_dir: Path) -> dict[str, Metric]:
