@@ -18,17 +18,25 @@ from aptmem.entries import Assistant, Compaction, Entry, ToolCall, ToolResult, U
 __all__ = ["ExtractiveSummarizer", "SECTIONS"]
 
 #: Section titles, in the order they are printed, with their priority (lower is kept first).
+#: Facts rank above requests: a request is usually restated or done, while a key, a path or a
+#: port said once is needed again much later and nowhere else to be found.
 SECTIONS: dict[str, int] = {
     "Open to-dos": 0,
-    "User requests": 1,
     "Facts": 1,
-    "Decisions": 2,
-    "Errors": 3,
-    "Files": 4,
+    "User requests": 2,
+    "Decisions": 3,
+    "Errors": 4,
+    "Files": 5,
 }
 _HEADER = "Summary of the conversation so far"
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|$)", re.MULTILINE)
+# A sentence ends at . ! ? followed by white space or the end (so "src/x.py:490" and "v8.15"
+# stay whole), at CJK full stops, or at a line end.
+_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=\S))+(?:[.!?]+(?=\s|$)|[。！？]+|$)", re.MULTILINE)
+# Lines of tool output that carry numbers but state nothing: grep hits and log stamps.
+_NOT_A_FACT = re.compile(r"^\S*:\d+:|^\d{4}-\d{2}-\d{2}T|^\[?\d{2}:\d{2}:\d{2}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _PATH = re.compile(r"(?<![\w@:/])(?:/[\w.@+-]+){2,}|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b")
 _DISTINCT = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b[a-z]{1,6}_[0-9a-f]{8,}\b|\b\d{3,}\b|(?:/[\w.@+-]+){2,}|\b[0-9a-f]{12,}\b"
@@ -146,7 +154,7 @@ def _classify(sentence: str, entry: Entry) -> str | None:
     """The section a sentence belongs in, or None if it is not worth keeping."""
     if _TODO.search(sentence):
         return "Open to-dos"
-    if _DISTINCT.search(sentence) and _STATES.search(sentence) and not _looks_like_code(sentence):
+    if _DISTINCT.search(sentence) and _STATES.search(sentence) and _reads_as_prose(sentence):
         return "Facts"
     if isinstance(entry, Assistant) and _DECISION.search(sentence):
         return "Decisions"
@@ -169,10 +177,14 @@ def _text_of(entry: Entry) -> str:
     return ""
 
 
-def _looks_like_code(sentence: str) -> bool:
-    """Whether a 'sentence' is a line of code or JSON rather than prose."""
+def _reads_as_prose(sentence: str) -> bool:
+    """Whether a 'sentence' says something in words, rather than being code, JSON, a grep hit or a log line."""
+    if _NOT_A_FACT.match(sentence):
+        return False
     symbols = sum(sentence.count(c) for c in "{}[]();=<>\"")
-    return symbols > max(4, len(sentence) // 12)
+    if symbols > max(4, len(sentence) // 12):
+        return False
+    return len(_WORD.findall(sentence)) >= 4 or len(_HAN.findall(sentence)) >= 4
 
 
 def _dedupe(items: list[_Item]) -> list[_Item]:
