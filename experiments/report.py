@@ -12,12 +12,16 @@ from pathlib import Path
 
 import msgspec
 
+from experiments.compaction_report import compaction_section
+from experiments.memory_report import memory_section
+from experiments.tokens_report import tokens_section
 from experiments.write_cost_report import write_cost_section
 
 __all__ = ["build_report", "SECTIONS"]
 
 #: The report's sections, in order.
-SECTIONS: list[Callable[[Path], str | None]] = [write_cost_section]
+SECTIONS: list[Callable[[Path], str | None]] = [write_cost_section, memory_section, tokens_section,
+                                                 compaction_section]
 
 
 def build_report(run_dir: Path) -> Path:

@@ -12,15 +12,13 @@ run): the figures compare parsing work, not the disk.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 
 import msgspec
 import polars as pl
 
+from experiments.procmem import run_module
 from experiments.resume_child import ChildResult
-from experiments.runinfo import REPO_ROOT
 
 __all__ = ["SAMPLE_SCHEMA", "TIMED_MODES", "measure_resume", "run_child", "speedup", "summarize_resume"]
 
@@ -42,13 +40,8 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
 
 def run_child(mode: str, path: str | os.PathLike[str], *, trace: bool = False, timeout: float = 900) -> ChildResult:
     """Run one measurement in a fresh interpreter and return what it printed."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", "experiments.resume_child", mode, os.fspath(path)] + (["--trace"] if trace else [])
-    done = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-    return msgspec.json.decode(done.stdout.strip().splitlines()[-1], type=ChildResult)
+    args = [mode, os.fspath(path)] + (["--trace"] if trace else [])
+    return msgspec.json.decode(run_module("experiments.resume_child", args, timeout=timeout), type=ChildResult)
 
 
 def measure_resume(

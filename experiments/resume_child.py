@@ -10,22 +10,18 @@ Modes:
 * ``verify``: check that ``read_live_tail`` returns exactly ``select_live`` of every entry.
 
 Prints one JSON object: wall time of the work (perf_counter_ns), peak RSS, and with ``--trace``
-the tracemalloc peak (tracing slows the work, so timed runs do not trace).
-
-Peak RSS is the kernel's high-water mark of this process's own memory (``VmHWM`` in
-``/proc/self/status``), not ``getrusage(...).ru_maxrss``: on Linux, ``ru_maxrss`` of a freshly
-exec'd child starts at its parent's RSS at the fork (measured: a 300 MB parent made a bare
-``python -c`` child report 311 MB), so it would charge the benchmark's own memory to the child.
+the tracemalloc peak (tracing slows the work, so timed runs do not trace). The measuring itself
+(and why peak RSS is VmHWM, not ``ru_maxrss``) is :mod:`experiments.procmem`'s; the memory job's
+child for any store, :mod:`experiments.store_child`, shares it.
 """
 
 from __future__ import annotations
 
-import resource
 import sys
-import time
-import tracemalloc
 
 import msgspec
+
+from experiments.procmem import measure, peak_rss_bytes
 
 __all__ = ["MODES", "ChildResult", "peak_rss_bytes", "run"]
 
@@ -48,18 +44,6 @@ class ChildResult(msgspec.Struct, kw_only=True):
     verified: bool | None = None
 
 
-def peak_rss_bytes() -> int:
-    """This process's peak resident set size in bytes (VmHWM; ru_maxrss where /proc is missing)."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def run(mode: str, path: str, trace: bool = False) -> ChildResult:
     """Do one measurement of ``mode`` on the log at ``path`` in this process."""
     from aptmem.recovery import LogScan
@@ -68,32 +52,27 @@ def run(mode: str, path: str, trace: bool = False) -> ChildResult:
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    before = peak_rss_bytes()
-    if trace:
-        tracemalloc.start()
-    read = live = None
-    verified = None
-    t0 = time.perf_counter_ns()
-    if mode == "full_stream":
-        read = 0
-        for _ in LogScan(path):
-            read += 1
-    elif mode == "full_load":
-        entries = list(LogScan(path))
-        read, live = len(entries), len(select_live(entries))
-    elif mode == "tail":
-        live = len(read_live_tail(path))
-    else:
+
+    def work() -> tuple[int | None, int | None, bool | None]:
+        """(entries read, live entries, verified) of the mode."""
+        if mode == "full_stream":
+            read = 0
+            for _ in LogScan(path):
+                read += 1
+            return read, None, None
+        if mode == "full_load":
+            entries = list(LogScan(path))
+            return len(entries), len(select_live(entries)), None
+        if mode == "tail":
+            return None, len(read_live_tail(path)), None
         entries = list(LogScan(path))
         expected = select_live(entries)
         got = read_live_tail(path)
-        read, live, verified = len(entries), len(got), got == expected
-    wall = time.perf_counter_ns() - t0
-    traced = tracemalloc.get_traced_memory()[1] if trace else None
-    if trace:
-        tracemalloc.stop()
-    return ChildResult(mode=mode, wall_ns=wall, entries_read=read, live_entries=live, rss_before_bytes=before,
-                       peak_rss_bytes=peak_rss_bytes(), traced_peak_bytes=traced, verified=verified)
+        return len(entries), len(got), got == expected
+
+    (read, live, verified), m = measure(work, trace=trace)
+    return ChildResult(mode=mode, wall_ns=m.wall_ns, entries_read=read, live_entries=live, rss_before_bytes=m.rss_before_bytes,
+                       peak_rss_bytes=m.peak_rss_bytes, traced_peak_bytes=m.traced_peak_bytes, verified=verified)
 
 
 def main(argv: list[str] | None = None) -> int:
