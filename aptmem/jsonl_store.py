@@ -158,7 +158,17 @@ class JsonlStore:
             lock.acquire()
         try:
             self._heal_tail(path)
+            created = not os.path.lexists(path)
             fd = open_append(path)
+            if created and self.sync != "none":
+                # A log created by its first append: its name must be durable before an append
+                # is acknowledged as durable (POSIX promises a new name only after an fsync of
+                # its folder; ``create`` does the same).
+                try:
+                    fsync_dir(self.root)
+                except BaseException:
+                    os.close(fd)
+                    raise
         except BaseException:
             if lock is not None:
                 lock.release()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import hydra
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from experiments.strategy_configs import CONFIG_DIR
 
@@ -17,16 +18,12 @@ __all__ = ["run"]
 # started with ``python -m``, and configs/ is a folder of YAML files, not a package.
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")
 def run(cfg: DictConfig) -> str:
-    """Run the measurements of ``cfg`` into Hydra's output folder; print and return the report's path."""
+    """Make the measurements ``cfg.measure`` lists into Hydra's output folder; print the report's path."""
     from hydra.core.hydra_config import HydraConfig
-    from tqdm import tqdm
-
     from hydra.types import RunMode
 
     from experiments.report import build_report
     from experiments.sweep import job_key, restore, store
-    from experiments.timing import timing_slot
-    from experiments.write_cost_job import planned_appends, run_write_cost
 
     hydra_cfg = HydraConfig.get()
     out = Path(hydra_cfg.runtime.output_dir)
@@ -36,14 +33,28 @@ def run(cfg: DictConfig) -> str:
         print(f"reused the tables of an earlier job with the same config (key {key}); force=true measures again",
               file=sys.stderr)
     else:
-        names = [str(s.name) for s in cfg.strategy.values()]
-        workload = OmegaConf.to_object(cfg.workload)
-        settings = OmegaConf.to_object(cfg.write_cost)
-        total = planned_appends(names, settings)
-        with timing_slot(), tqdm(total=total, unit="append", desc="write cost", disable=not cfg.progress,
-                                 file=sys.stderr) as bar:
-            run_write_cost(names, settings, workload, out, progress=bar.update)
+        measure_all(cfg, out)
         store(key, out)
     report = build_report(out)
     print(report)
     return str(report)
+
+
+def measure_all(cfg: DictConfig, out: Path) -> None:
+    """Run each measurement of ``cfg.measure`` in turn, each with its own progress bar."""
+    from tqdm import tqdm
+
+    from experiments.measures import MEASURES
+    from experiments.timing import timing_slot
+
+    unknown = [name for name in cfg.measure if name not in MEASURES]
+    if unknown:
+        raise ValueError(f"unknown measurement(s) {unknown}; choose from {', '.join(MEASURES)}")
+    for name in cfg.measure:
+        measure = MEASURES[name]
+        started = time.perf_counter()
+        with timing_slot(measure.timed), tqdm(total=measure.plan(cfg), unit=measure.unit, desc=f"{name:<12}",
+                                              disable=not cfg.progress, file=sys.stderr) as bar:
+            measure.run(cfg, out, bar.update)
+        if cfg.progress:
+            print(f"{name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import msgspec
 
+from experiments.comparison_report import comparison_section
 from experiments.compaction_report import compaction_section
+from experiments.concurrency_report import concurrency_section
+from experiments.crash_report import crash_section
 from experiments.memory_report import memory_section
 from experiments.tokens_report import tokens_section
 from experiments.write_cost_report import write_cost_section
@@ -20,8 +23,15 @@ from experiments.write_cost_report import write_cost_section
 __all__ = ["build_report", "SECTIONS"]
 
 #: The report's sections, in order.
-SECTIONS: list[Callable[[Path], str | None]] = [write_cost_section, memory_section, tokens_section,
-                                                 compaction_section]
+SECTIONS: list[Callable[[Path], str | None]] = [
+    comparison_section,
+    write_cost_section,
+    memory_section,
+    crash_section,
+    concurrency_section,
+    tokens_section,
+    compaction_section,
+]
 
 
 def build_report(run_dir: Path) -> Path:

@@ -7,6 +7,11 @@ from typing import Any
 
 from omegaconf import MISSING
 
+from experiments.compaction_job import CompactionSettings
+from experiments.concurrency_job import ConcurrencySettings
+from experiments.crash_job import CrashSettings
+from experiments.memory_job import MemorySettings
+from experiments.tokens_job import TokensSettings
 from experiments.workload import WorkloadConfig
 from experiments.write_cost_job import WriteCostSettings
 
@@ -24,6 +29,10 @@ class StrategyConfig:
     store: Any = MISSING
 
 
+def _all_measures() -> list[str]:
+    return ["write_cost", "memory", "crash", "concurrency", "anatomy", "tokens", "compaction"]
+
+
 @dataclass
 class RunConfig:
     """The whole run: which strategies, on which workload, measured how."""
@@ -31,9 +40,16 @@ class RunConfig:
     seed: int = 0
     progress: bool = True
     force: bool = False
+    #: the measurements to make, in this order (see experiments/measures.py)
+    measure: list[str] = field(default_factory=_all_measures)
     strategy: dict[str, StrategyConfig] = field(default_factory=dict)
     workload: WorkloadConfig = field(default_factory=WorkloadConfig)
     write_cost: WriteCostSettings = field(default_factory=WriteCostSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    crash: CrashSettings = field(default_factory=CrashSettings)
+    concurrency: ConcurrencySettings = field(default_factory=ConcurrencySettings)
+    tokens: TokensSettings = field(default_factory=TokensSettings)
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
 
 
 def register() -> None:

@@ -234,7 +234,7 @@ def _table(info: StrategyInfo, durability: str, lines: list[bytes], latency: arr
 
 
 def measure_strategies(
-    names: Sequence[str],
+    names: Sequence[str | Any],
     entries: Sequence[Entry],
     *,
     limits: Mapping[str, int] | None = None,
@@ -257,8 +257,8 @@ def measure_strategies(
     limits = dict(limits or {})
     tables = []
     for name in names:
-        cfg = load_strategy(name)
-        count = min(len(entries), limits.get(name, limits.get(str(cfg.family), len(entries))))
+        cfg = load_strategy(name) if isinstance(name, str) else name
+        count = min(len(entries), limits.get(str(cfg.name), limits.get(str(cfg.family), len(entries))))
         with_sync = sync_baseline == "all" or declared_durability(cfg) == "per_append"
         tables.append(
             measure_write_cost(cfg, entries[:count], base_dir=base_dir, sync_baseline=with_sync,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,14 +48,18 @@ def _limits(settings: WriteCostSettings) -> dict[str, int]:
     return {"full_json": settings.full_json_entries} if settings.full_json_entries else {}
 
 
-def planned_appends(names: Sequence[str], settings: WriteCostSettings) -> int:
+def _config(strategy: str | Any) -> Any:
+    return load_strategy(strategy) if isinstance(strategy, str) else strategy
+
+
+def planned_appends(names: Sequence[str | Any], settings: WriteCostSettings) -> int:
     """How many appends the job will time (for a progress bar)."""
     limits = _limits(settings)
-    return sum(min(settings.entries, limits.get(str(load_strategy(n).family), settings.entries)) for n in names)
+    return sum(min(settings.entries, limits.get(str(_config(n).family), settings.entries)) for n in names)
 
 
 def run_write_cost(
-    names: Sequence[str],
+    names: Sequence[str | Any],
     settings: WriteCostSettings,
     workload: WorkloadConfig,
     out: Path,
@@ -76,7 +81,8 @@ def run_write_cost(
     )
     summary = summarize(samples, early=tuple(settings.early), late_size=settings.late_size)  # type: ignore[arg-type]
     goal_table = goals(summary)
-    capped = sorted({n for n in names if limits.get(str(load_strategy(n).family), settings.entries) < settings.entries})
+    capped = sorted({str(_config(n).name) for n in names
+                     if limits.get(str(_config(n).family), settings.entries) < settings.entries})
     notes = {
         "entries": settings.entries,
         "seed": workload.seed,

@@ -1,0 +1,126 @@
+"""The measurements a run can make, behind one small interface the Hydra app iterates over.
+
+Each has a name (what ``measure: [...]`` lists), whether it times anything (timed ones hold the
+machine's timing lock, :mod:`experiments.timing`), how much work it plans (for the progress bar)
+and how to run it on a composed config. Each writes its own tables into the run folder; the
+report reads them back (:mod:`experiments.report`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+__all__ = ["MEASURES", "Measure"]
+
+Progress = Callable[[int], object]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measurement: ``plan(cfg)`` units of work, ``run(cfg, out, progress)`` writes its tables."""
+
+    name: str
+    timed: bool
+    unit: str
+    plan: Callable[[DictConfig], int]
+    run: Callable[[DictConfig, Path, Progress], object]
+
+
+def _strategies(cfg: DictConfig) -> list[Any]:
+    """The composed strategy configs of the run (command-line overrides included)."""
+    return list(cfg.strategy.values())
+
+
+def _settings(node: Any) -> Any:
+    return OmegaConf.to_object(node)
+
+
+def _write_cost_plan(cfg: DictConfig) -> int:
+    from experiments.write_cost_job import planned_appends
+
+    return planned_appends(_strategies(cfg), _settings(cfg.write_cost))
+
+
+def _write_cost_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.write_cost_job import run_write_cost
+
+    return run_write_cost(_strategies(cfg), _settings(cfg.write_cost), _settings(cfg.workload), out, progress=progress)
+
+
+def _memory_plan(cfg: DictConfig) -> int:
+    from experiments.memory_job import planned_measurements
+
+    return planned_measurements(_strategies(cfg), _settings(cfg.memory))
+
+
+def _memory_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.memory_job import run_memory
+
+    return run_memory(_strategies(cfg), _settings(cfg.memory), _settings(cfg.workload), out, progress=progress)
+
+
+def _crash_plan(cfg: DictConfig) -> int:
+    from experiments.crash_job import planned_cases
+
+    return planned_cases(_strategies(cfg), _settings(cfg.crash))
+
+
+def _crash_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.crash_job import run_crash
+
+    return run_crash(_strategies(cfg), _settings(cfg.crash), _settings(cfg.workload), out, progress=progress)
+
+
+def _concurrency_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.concurrency_job import run_concurrency
+
+    return run_concurrency(_strategies(cfg), _settings(cfg.concurrency), out, progress=progress)
+
+
+def _anatomy_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.anatomy_job import run_anatomy
+
+    tables = run_anatomy(_strategies(cfg), out)
+    progress(len(cfg.strategy))
+    return tables
+
+
+def _tokens_plan(cfg: DictConfig) -> int:
+    from experiments.tokens_job import planned_steps
+
+    return planned_steps(_settings(cfg.tokens))
+
+
+def _tokens_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.tokens_job import run_tokens
+
+    return run_tokens(_settings(cfg.tokens), out, progress=progress)
+
+
+def _compaction_plan(cfg: DictConfig) -> int:
+    from experiments.compaction_job import planned_appends
+
+    return planned_appends(_settings(cfg.compaction), _settings(cfg.workload))
+
+
+def _compaction_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.compaction_job import run_compaction
+
+    return run_compaction(_settings(cfg.compaction), _settings(cfg.workload), out, progress=progress)
+
+
+#: Every measurement, in the order a run makes them.
+MEASURES: dict[str, Measure] = {m.name: m for m in (
+    Measure("write_cost", True, "append", _write_cost_plan, _write_cost_run),
+    Measure("memory", True, "process", _memory_plan, _memory_run),
+    Measure("crash", False, "case", _crash_plan, _crash_run),
+    Measure("concurrency", False, "strategy", lambda cfg: len(cfg.strategy), _concurrency_run),
+    Measure("anatomy", False, "strategy", lambda cfg: len(cfg.strategy), _anatomy_run),
+    Measure("tokens", True, "step", _tokens_plan, _tokens_run),
+    Measure("compaction", False, "append", _compaction_plan, _compaction_run),
+)}
