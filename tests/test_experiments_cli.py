@@ -17,7 +17,7 @@ def experiments(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_run_writes_tables_figure_and_report_and_report_rebuilds_it(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    done = experiments("run", "write_cost.entries=60", "write_cost.full_json_entries=20", "write_cost.early=[1,20]",
+    done = experiments("run", "measure=[write_cost]", "write_cost.entries=60", "write_cost.full_json_entries=20", "write_cost.early=[1,20]",
                        "write_cost.late_size=20", "strategy=[jsonl_none,sqlite_wal_off,full_json_atomic]",
                        "progress=false", f"hydra.run.dir={run_dir}")
     assert done.returncode == 0, done.stderr
@@ -32,11 +32,48 @@ def test_run_writes_tables_figure_and_report_and_report_rebuilds_it(tmp_path: Pa
     assert "| jsonl_none |" in text and "figures/append_latency.png" in text
 
     report.unlink()
-    (run_dir / "figures" / "append_latency.png").unlink()
+    for figure in (run_dir / "figures").iterdir():
+        figure.unlink()
     again = experiments("report", str(run_dir))
     assert again.returncode == 0, again.stderr
     assert report.read_text(encoding="utf-8") == text
     assert (run_dir / "figures" / "append_latency.png").stat().st_size > 10_000
+
+
+TINY = [
+    "strategy=[jsonl_always,sqlite_wal_full,full_json_atomic]",
+    "write_cost.entries=60", "write_cost.full_json_entries=20", "write_cost.early=[1,20]", "write_cost.late_size=20",
+    "memory.sizes_mb=[0.2]", "memory.repeats=1", "memory.trace=false", "memory.strategies=[]",
+    "crash.kills=1", "crash.compaction_kills=1", "crash.images=1", "crash.entries=40", "crash.damages=[torn,drop]",
+    "crash.modes=[skip]",
+    "concurrency.writers=2", "concurrency.appends=5",
+    "tokens.per_kind=10", "tokens.repeats=1", "tokens.growth_entries=50",
+    "compaction.windows=[8000]", "compaction.turns=30", "compaction.facts=5",
+    "progress=false",
+]
+
+
+def test_a_tiny_run_of_every_measurement_writes_every_table_and_figure(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    done = experiments("run", *TINY, f"hydra.run.dir={run_dir}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == str(run_dir / "report.md")
+    tables = {p.stem for p in run_dir.glob("*.parquet")}
+    for name in ("write_cost_samples", "memory", "recovery", "concurrency", "anatomy", "tokens", "token_speed",
+                 "occupancy", "compaction", "facts"):
+        assert name in tables, name
+        assert (run_dir / f"{name}.csv").exists(), name
+        table = pl.read_parquet(run_dir / f"{name}.parquet")
+        assert table.height > 0, name
+        assert {"commit", "machine"} <= set(table.columns), name
+    figures = {p.name for p in (run_dir / "figures").iterdir()}
+    assert {"append_latency.png", "load_time.png", "peak_memory.png", "recovery_outcomes.png", "token_error.png",
+            "compaction_occupancy.png", "pareto.png"} <= figures
+    text = (run_dir / "report.md").read_text(encoding="utf-8")
+    for heading in ("## The three approaches compared", "## Write cost per append", "## Crash recovery",
+                    "## Concurrency safety"):
+        assert heading in text, heading
+    assert "not measured" not in text.split("## Write cost")[0], "every cell of the comparison is measured"
 
 
 def test_a_typo_in_an_override_fails_at_load(tmp_path: Path) -> None:
