@@ -43,7 +43,12 @@ def test_compare_flags_moves_beyond_tolerance_in_the_wrong_direction(tmp_path: P
 def test_check_command_exit_codes(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
-    pl.DataFrame({"strategy": ["s"], "ratio_raw_write": [2.0], "growth": [1.0]}).write_parquet(run / "write_cost_summary.parquet")
+    def summary(ratio: float) -> None:
+        pl.DataFrame({"strategy": ["s"], "paired_ratio_raw_write": [ratio], "ratio_raw_fdatasync": [None],
+                      "growth": [1.0]}, schema_overrides={"ratio_raw_fdatasync": pl.Float64}).write_parquet(
+            run / "write_cost_summary.parquet")
+
+    summary(2.0)
     baseline = tmp_path / "baseline.json"
 
     def check(*extra: str) -> subprocess.CompletedProcess[str]:
@@ -54,9 +59,9 @@ def test_check_command_exit_codes(tmp_path: Path) -> None:
     assert check("--update").returncode == 0
     ok = check()
     assert ok.returncode == 0 and "nothing moved" in ok.stdout
-    pl.DataFrame({"strategy": ["s"], "ratio_raw_write": [9.0], "growth": [1.0]}).write_parquet(run / "write_cost_summary.parquet")
+    summary(9.0)
     bad = check()
-    assert bad.returncode == 1 and "write_cost.s.ratio_raw_write" in bad.stdout and "regressed" in bad.stdout
+    assert bad.returncode == 1 and "write_cost.s.paired_ratio_raw_write" in bad.stdout and "regressed" in bad.stdout
 
 
 def test_the_cache_reuses_a_job_only_at_a_clean_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,4 +93,4 @@ def test_a_sweep_ends_with_one_combined_table_and_report(tmp_path: Path) -> None
     assert sorted(combined["job"].unique().to_list()) == ["0", "1"]
     assert set(combined.filter(pl.col("job") == "1")["strategy"].unique()) == {"sqlite_wal_off"}
     text = (sweep_dir / "report.md").read_text()
-    assert "[0/report.md](0/report.md)" in text and "write_cost.sqlite_wal_off.ratio_raw_write" in text
+    assert "[0/report.md](0/report.md)" in text and "write_cost.sqlite_wal_off.paired_ratio_raw_write" in text
