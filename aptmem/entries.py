@@ -21,12 +21,14 @@ Rules that keep stored data safe:
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any, Union
 
 import msgspec
 
 from aptmem.errors import InvalidEntry
+from aptmem.jsonvalue import MAX_INT_DIGITS
 
 __all__ = [
     "Assistant",
@@ -180,9 +182,12 @@ def encode_entry(entry: Entry) -> bytes:
     if isinstance(entry, UnknownEntry):
         return entry.raw
     try:
-        return _encoder.encode(entry)
+        data = _encoder.encode(entry)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise InvalidEntry(f"cannot encode {type(entry).__name__}: {exc}") from exc
+        raise _encode_failed(entry, exc) from exc
+    if len(data) > MAX_INT_DIGITS:
+        _check_long_ints(entry, data)
+    return data
 
 
 def encode_line(entry: Entry) -> bytes:
@@ -193,7 +198,9 @@ def encode_line(entry: Entry) -> bytes:
     try:
         _encoder.encode_into(entry, out)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise InvalidEntry(f"cannot encode {type(entry).__name__}: {exc}") from exc
+        raise _encode_failed(entry, exc) from exc
+    if len(out) > MAX_INT_DIGITS:
+        _check_long_ints(entry, out)
     out += b"\n"
     return bytes(out)
 
@@ -209,9 +216,39 @@ def encode_line_into(entry: Entry, buffer: bytearray) -> bytearray:
         try:
             _encoder.encode_into(entry, buffer)  # truncates the buffer to the message
         except (TypeError, ValueError, OverflowError) as exc:
-            raise InvalidEntry(f"cannot encode {type(entry).__name__}: {exc}") from exc
+            raise _encode_failed(entry, exc) from exc
+        if len(buffer) > MAX_INT_DIGITS:  # only a line this long can hold an unreadable integer
+            _check_long_ints(entry, buffer)
     buffer.append(0x0A)
     return buffer
+
+
+#: Settings of ``sys.set_int_max_str_digits`` under which msgspec writes only integers it reads back.
+_SAFE_INT_LIMITS = range(1, MAX_INT_DIGITS + 1)
+
+
+def _encode_failed(entry: Entry, exc: Exception) -> InvalidEntry:
+    """The error for an entry msgspec cannot encode (not Python's advice to raise the int limit)."""
+    if "integer string conversion" in str(exc):
+        return InvalidEntry(f"cannot encode {type(entry).__name__}: an integer longer than {MAX_INT_DIGITS} digits "
+                            "cannot be read back (store it as a string)")
+    return InvalidEntry(f"cannot encode {type(entry).__name__}: {exc}")
+
+
+def _check_long_ints(entry: Entry, data: bytes | bytearray) -> None:
+    """Refuse a line holding an integer msgspec's decoder cannot read (over 4,300 digits).
+
+    msgspec's encoder follows ``sys.set_int_max_str_digits`` but its decoder does not: a process
+    that raised the limit could write a line no reader can decode, losing the entry on read. Only
+    then (a rare setting, and a long line) is the line decoded back to check.
+    """
+    if sys.get_int_max_str_digits() in _SAFE_INT_LIMITS:
+        return
+    try:
+        msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise InvalidEntry(f"cannot encode {type(entry).__name__}: it would hold a number no reader can read "
+                           f"back ({exc}); integers may have at most {MAX_INT_DIGITS} digits") from None
 
 
 def decode_line(raw: bytes | bytearray | memoryview) -> Entry:

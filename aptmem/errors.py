@@ -141,3 +141,26 @@ class TokenizerUnavailable(AptmemError, LookupError):
         self.name = name
         self.how = how
         super().__init__(f"tokenizer {name!r} is not available offline: {how}")
+
+
+class NotATranscriptError(AptmemError):
+    """A file given to an importer is not a transcript of the format asked for (or of any we know).
+
+    Raised before anything is written: the first good line already shows the file is foreign.
+    """
+
+    def __init__(self, path: str, fmt: str, reason: str) -> None:
+        self.path = path
+        self.fmt = fmt
+        self.reason = reason
+        super().__init__(f"{path}: not a {fmt} transcript: {reason}")
+
+
+class CorruptTranscriptError(AptmemError):
+    """A transcript holds damage and the caller asked for a strict read (``line`` is 1-based)."""
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        self.path = path
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{path}:{line}: {reason}")

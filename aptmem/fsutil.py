@@ -34,7 +34,12 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 def ensure_root(root: str | os.PathLike[str]) -> Path:
     """Create the sessions folder if needed (mode 0700) and return it as a Path."""
     path = Path(root)
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError:  # a file (or a dangling link) where the folder should be
+        pass
+    except OSError as exc:
+        raise StorageError(exc.errno, f"{path}: cannot create the sessions folder: {exc.strerror}") from exc
     if not path.is_dir():
         raise UnsafePathError(path, "is not a folder")
     return path

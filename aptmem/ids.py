@@ -56,8 +56,11 @@ def _why_not(value: str) -> str:
         parsed = uuid.UUID(value)
     except ValueError:
         return "not a UUID (expected xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, lowercase hex)"
+    if parsed.int == 0:
+        return "the nil UUID, not a random (version 4) one"
     if parsed.version != 4 or parsed.variant != uuid.RFC_4122:
-        return f"a UUID of version {parsed.version}, not version 4"
+        kind = f"a UUID of version {parsed.version}" if parsed.version else f"a UUID of variant {parsed.variant!r}"
+        return f"{kind}, not version 4"
     return f"not in canonical form (expected {parsed})"
 
 

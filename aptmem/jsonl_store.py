@@ -14,6 +14,7 @@ repairs), ``<id>.lock`` (the writer lock, held by the store that appends).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import time
@@ -48,6 +49,7 @@ class _Writer:
     unsynced: int = 0
     last_sync_ns: int = field(default_factory=time.perf_counter_ns)
     failed: str | None = None
+    sync_failed: bool = False  # fatal for this descriptor: its syncs can no longer be trusted
 
 
 class JsonlStore:
@@ -118,8 +120,10 @@ class JsonlStore:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except FileExistsError:
             raise SessionExists(session_id, str(self.root)) from None
+        except OSError as exc:
+            raise StorageError(exc.errno, f"{path}: cannot create the session: {exc.strerror}") from exc
         os.close(fd)
-        fsync_dir(self.root)
+        self._sync_new_name(path)
 
     def exists(self, session_id: str) -> bool:
         """Tell whether the session's log exists."""
@@ -157,18 +161,22 @@ class JsonlStore:
         if lock is not None:
             lock.acquire()
         try:
-            self._heal_tail(path)
+            new_line = self._heal_tail(path)
             created = not os.path.lexists(path)
-            fd = open_append(path)
-            if created and self.sync != "none":
-                # A log created by its first append: its name must be durable before an append
-                # is acknowledged as durable (POSIX promises a new name only after an fsync of
-                # its folder; ``create`` does the same).
-                try:
-                    fsync_dir(self.root)
-                except BaseException:
-                    os.close(fd)
-                    raise
+            try:
+                fd = open_append(path)
+            except OSError as exc:  # e.g. a folder that is not writable: say which file and why
+                raise StorageError(exc.errno, f"{path}: cannot open for appending: {exc.strerror}") from exc
+            try:
+                if new_line:  # end the fragment (or, if it was a line in flight, add a blank line)
+                    os.write(fd, b"\n")
+                if created and self.sync != "none":
+                    # A log created by its first append: its name must be durable before an append is
+                    # acknowledged as durable (POSIX: only after an fsync of its folder; as ``create``).
+                    self._sync_new_name(path)
+            except BaseException:
+                os.close(fd)
+                raise
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -176,27 +184,39 @@ class JsonlStore:
         writer = self._writers[session_id] = _Writer(fd, lock)
         return writer
 
-    def _heal_tail(self, path: Path) -> None:
+    def _sync_new_name(self, path: Path) -> None:
+        """fsync the folder after creating ``path``; on failure remove the new empty file (else a retry skips it)."""
+        try:
+            fsync_dir(self.root)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                if os.lstat(path).st_size == 0:
+                    os.unlink(path)
+            raise StorageError(exc.errno, f"{path}: fsync of the folder failed: {exc.strerror}") from exc
+
+    def _heal_tail(self, path: Path) -> bool:
         """Before appending to an existing log, make sure it ends at a line boundary.
 
         A log that does not end in ``\\n`` was cut by a crash (or written by another tool):
         appending to it would glue the new line onto the old fragment. The recovery mode
-        decides what to do; ``strict`` refuses.
+        decides what to do; ``strict`` refuses. Without the writer lock the tail may be another
+        writer's line still being written, so nothing is cut: True asks for a line end first.
         """
         try:
             fd = open_read(path)
         except FileNotFoundError:
-            return
+            return False
         try:
             size = os.fstat(fd).st_size
             last = os.pread(fd, 1, size - 1) if size else b"\n"
         finally:
             os.close(fd)
-        if last == b"\n":
-            return
+        if last == b"\n" or not self.lock:
+            return last != b"\n"
         report = repair_log(path, self.recovery, self.line_cap)
         if not report.loadable:
             raise _refusal(path, report)
+        return False
 
     def append(self, session_id: str, entry: Entry) -> None:
         """Append one entry as one ``os.write`` of one line, then apply the sync policy."""
@@ -251,17 +271,15 @@ class JsonlStore:
                 self._sync(session_id, writer)
 
     def _undo_short_write(self, session_id: str, writer: _Writer, written: int) -> None:
-        """A short write (disk full, file-size limit) left part of a line: cut it back off.
-
-        Only safe while we hold the writer lock (no one else appended after us); without the
-        lock the fragment stays and recovery treats it as damage.
-        """
+        """A short write (disk full, file-size limit) left part of a line: cut it back off (only
+        safe under the writer lock; without it the fragment stays and recovery treats it as damage)."""
         writer.failed = f"short write of {written} bytes"
         if writer.lock is not None:
             size = os.fstat(writer.fd).st_size
             os.ftruncate(writer.fd, size - written)
             writer.failed = None
-        raise StorageError(errno.ENOSPC, f"{self.path(session_id)}: append wrote only {written} bytes; the partial line was removed")
+        left = "was removed" if writer.failed is None else "was left for recovery (no writer lock held)"
+        raise StorageError(errno.ENOSPC, f"{self.path(session_id)}: append wrote only {written} bytes; the partial line {left}")
 
     def _sync(self, session_id: str, writer: _Writer) -> None:
         try:
@@ -269,7 +287,7 @@ class JsonlStore:
         except OSError as exc:
             # Fatal for this descriptor: after a failed fsync the kernel may have dropped the
             # dirty pages, and a retry could report success for data that is gone.
-            writer.failed = f"fdatasync failed: {exc.strerror}"
+            writer.failed, writer.sync_failed = f"fdatasync failed: {exc.strerror}", True
             raise StorageError(exc.errno, f"{self.path(session_id)}: {writer.failed}") from exc
         writer.unsynced = 0
         writer.last_sync_ns = time.perf_counter_ns()
@@ -280,12 +298,14 @@ class JsonlStore:
         if writer is None:
             return
         try:
-            if self.sync != "none" and writer.unsynced and not writer.failed:
+            if self.sync != "none" and writer.unsynced and not writer.sync_failed:
                 self._sync(session_id, writer)
         finally:
             os.close(writer.fd)
             if writer.lock is not None:
                 writer.lock.release()
+        if writer.sync_failed and writer.unsynced:  # close promises durability: say it cannot
+            raise StorageError(errno.EIO, f"{self.path(session_id)}: {writer.unsynced} entries since the last good sync may not be durable ({writer.failed})")
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -323,6 +343,10 @@ class JsonlStore:
         lock = self._exclusive(session_id)
         try:
             atomic_write(path, (self._checked_line(entry) for entry in entries))
+        except OSError as exc:  # atomic_write removed its temp file: the old history is untouched
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(exc.errno, f"{path}: rewrite failed, the session is unchanged: {exc.strerror}") from exc
         finally:
             if lock is not None:
                 lock.release()

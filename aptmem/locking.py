@@ -3,15 +3,20 @@
 A session's writer lock is held by the one store that appends to it, for as long as it does
 (as a database holds its LOCK file), so appends pay nothing per call. The working-memory
 sidecar has its own lock, held only for one read-modify-write.
+
+A lock file is never followed through a symlink: older ``filelock`` releases open it with
+``O_TRUNC`` and ``fchmod`` it, so a planted link would truncate (and re-mode) whatever it points
+at. The check here holds whatever ``filelock`` version is installed.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 
 import filelock
 
-from aptmem.errors import LockTimeout
+from aptmem.errors import LockTimeout, StorageError, UnsafePathError
 
 __all__ = ["SessionLock"]
 
@@ -31,11 +36,22 @@ class SessionLock:
         return self._lock.is_locked
 
     def acquire(self) -> None:
-        """Take the lock, waiting at most ``timeout`` seconds (forever if negative)."""
+        """Take the lock, waiting at most ``timeout`` seconds (forever if negative).
+
+        Raises :class:`LockTimeout` when another process holds it too long,
+        :class:`UnsafePathError` when the lock file is a symlink, :class:`StorageError` when the
+        lock file cannot be created (a folder that is not writable, a full disk).
+        """
+        if os.path.islink(self.path):
+            raise UnsafePathError(self.path, "is a symlink; refusing to follow it")
         try:
             self._lock.acquire()
         except filelock.Timeout:
             raise LockTimeout(self.path, self.timeout) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a link planted between the check and the open
+                raise UnsafePathError(self.path, "is a symlink; refusing to follow it") from None
+            raise StorageError(exc.errno, f"{self.path}: cannot take the lock: {exc.strerror}") from exc
 
     def release(self) -> None:
         """Give back one level of the lock."""

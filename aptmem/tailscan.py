@@ -33,6 +33,7 @@ def iter_lines_reversed(path: str | os.PathLike[str], cap: int = DEFAULT_LINE_CA
         if end:
             stream.seek(end - 1)
         ends_with_newline = end > 0 and stream.read(1) == b"\n"
+        fd = stream.fileno()
         seg_end = end  # exclusive end of the line being assembled, its line end included
         parts: list[bytes] = []  # that line's bytes seen so far, newest block first
         held = 0
@@ -43,8 +44,9 @@ def iter_lines_reversed(path: str | os.PathLike[str], cap: int = DEFAULT_LINE_CA
         while position > 0:
             step = min(_BLOCK, position)
             position -= step
-            stream.seek(position)
-            block = stream.read(step)
+            # pread, not seek + read: the buffered stream would refill its whole (1 MiB) buffer
+            # for every block read going backwards, reading 16 times the bytes.
+            block = os.pread(fd, step, position)
             upto = len(block)
             while True:
                 nl = block.rfind(b"\n", 0, upto)

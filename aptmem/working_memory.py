@@ -21,7 +21,6 @@ How it stays safe:
 from __future__ import annotations
 
 import io
-import math
 import os
 import threading
 from collections.abc import Callable
@@ -31,14 +30,16 @@ from typing import Any
 import msgspec
 
 from aptmem.entries import now_ms
-from aptmem.errors import CorruptMetaError, InvalidWorkingValue, SessionExists, SessionNotFound, UnsafePathError
+from aptmem.errors import CorruptMetaError, InvalidWorkingValue, SessionExists, SessionNotFound, StorageError, UnsafePathError
 from aptmem.fsutil import atomic_write, ensure_root, open_read
 from aptmem.ids import session_path
+from aptmem.jsonvalue import MAX_DEPTH, check_json_value
 from aptmem.locking import SessionLock
 
 __all__ = [
     "META_LOCK_SUFFIX",
     "META_SUFFIX",
+    "MAX_DEPTH",
     "MAX_META_BYTES",
     "SessionMeta",
     "WorkingMemory",
@@ -50,8 +51,6 @@ META_LOCK_SUFFIX = ".meta.lock"
 #: A sidecar is small by nature; the cap bounds what a reader loads from a planted huge file,
 #: and writes obey it too, so we never write a sidecar we would refuse to read.
 MAX_META_BYTES = 64 * 1024 * 1024
-#: Deeper nesting than this is refused (it also stops a value that contains itself).
-MAX_DEPTH = 200
 
 
 class SessionMeta(msgspec.Struct, kw_only=True):
@@ -77,37 +76,6 @@ _FIELDS = frozenset(f.encode_name for f in msgspec.structs.fields(SessionMeta))
 # kept; the typed check is msgspec.convert on the decoded object.
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
-
-
-def check_json_value(value: Any, where: str = "value", _depth: int = 0) -> None:
-    """Raise :class:`InvalidWorkingValue` unless ``value`` is plain JSON that reads back equal.
-
-    Plain JSON is ``dict`` (string keys), ``list``, ``str``, ``int``, finite ``float``, ``bool``
-    and ``None``. Tuples, sets, bytes, datetimes and the like are refused rather than converted,
-    because a converted value would come back as something else than what was stored.
-    """
-    if value is None or isinstance(value, (str, bool, int)):
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidWorkingValue(where, f"{value!r} is not a JSON number")
-        return
-    if _depth >= MAX_DEPTH:
-        raise InvalidWorkingValue(where, f"nested deeper than {MAX_DEPTH} levels (or contains itself)")
-    if type(value) is list:
-        for index, item in enumerate(value):
-            check_json_value(item, f"{where}[{index}]", _depth + 1)
-        return
-    if type(value) is dict:
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidWorkingValue(where, f"key {key!r} is a {type(key).__name__}; JSON object keys are strings")
-            check_json_value(item, f"{where}[{key!r}]", _depth + 1)
-        return
-    hint = "; use a list" if isinstance(value, (tuple, set, frozenset)) else ""
-    raise InvalidWorkingValue(
-        where, f"a {type(value).__name__} is not a JSON value (use dict, list, str, int, float, bool or None){hint}"
-    )
 
 
 class WorkingMemory:
@@ -188,7 +156,7 @@ class WorkingMemory:
                 raise UnsafePathError(self.path, "is a symlink; refusing to replace it")
             if self.exists():
                 raise SessionExists(self.session_id, str(self.path))
-            atomic_write(self.path, data)
+            _write_sidecar(self.path, data)
         return meta
 
     def set(self, key: str, value: Any) -> None:
@@ -300,7 +268,7 @@ class WorkingMemory:
             if meta.created != created:
                 raise InvalidWorkingValue("created", "cannot be changed")
             meta.updated = now_ms()
-            atomic_write(self.path, _encode(meta, extras))
+            _write_sidecar(self.path, _encode(meta, extras))
             return meta
 
     def _read(self) -> tuple[SessionMeta, dict[str, Any]]:
@@ -320,6 +288,8 @@ class WorkingMemory:
             doc = _decoder.decode(data)
         except msgspec.DecodeError as exc:
             raise CorruptMetaError(path, f"not valid JSON ({exc})") from None
+        except RecursionError:  # msgspec's own limit on nesting: a planted or damaged file
+            raise CorruptMetaError(path, "JSON nested too deeply") from None
         if not isinstance(doc, dict):
             raise CorruptMetaError(path, f"not a JSON object (a JSON {type(doc).__name__})")
         try:
@@ -356,6 +326,14 @@ class _Both:
 
 
 _MISSING = object()
+
+
+def _write_sidecar(path: Path, data: bytes) -> None:
+    """Replace the sidecar atomically; a failure (full disk, read-only folder, fsync error) leaves it unchanged."""
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        raise StorageError(exc.errno, f"{path}: writing the sidecar failed, it is unchanged: {exc.strerror}") from exc
 
 
 def _check_key(key: object) -> None:

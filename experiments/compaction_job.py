@@ -33,7 +33,9 @@ from aptmem.tokens import get_estimator
 from experiments.compaction_replay import ObservedSession, replay_with_facts
 from experiments.runinfo import run_metadata
 from experiments.tokens_job import build_estimator, parse_spec
+from aptmem.entries import User, encode_line
 from experiments.workload import WorkloadConfig, generate, plan_turns
+from experiments.workloads import TranscriptWorkload, workload_entries, workload_name
 
 __all__ = ["RAW_TABLES", "TABLES", "CompactionSettings", "planned_appends", "read_tables", "run_compaction",
            "summaries", "workload_for"]
@@ -86,7 +88,13 @@ class CompactionSettings:
 
 
 def workload_for(settings: CompactionSettings, workload: WorkloadConfig) -> WorkloadConfig:
-    """The workload config of the replayed session: ``workload`` with the settings' turns, facts and seed."""
+    """The workload config of the replayed session: ``workload`` with the settings' turns, facts and seed.
+
+    A transcript workload is replayed as it is (``turns``, ``facts`` and ``seed`` are the synthetic
+    generator's knobs: a real session has no planted facts).
+    """
+    if isinstance(workload, TranscriptWorkload):
+        return workload
     seed = workload.seed if settings.seed is None else settings.seed
     return WorkloadConfig(**{**vars(workload), "turns": settings.turns, "max_entries": None,
                              "facts": settings.facts, "seed": seed})
@@ -94,7 +102,11 @@ def workload_for(settings: CompactionSettings, workload: WorkloadConfig) -> Work
 
 def planned_appends(settings: CompactionSettings, workload: WorkloadConfig) -> int:
     """How many appends the job makes in all (for a progress bar); cheap: no text is generated."""
-    entries = sum(plan.entries for plan in plan_turns(workload_for(settings, workload)))
+    config = workload_for(settings, workload)
+    if isinstance(config, TranscriptWorkload):
+        entries = len(workload_entries(config))
+    else:
+        entries = sum(plan.entries for plan in plan_turns(config))
     return entries * len(settings.windows) * len(settings.tiers)
 
 
@@ -112,7 +124,12 @@ def run_compaction(
     """
     started = time.perf_counter_ns()
     config = workload_for(settings, workload)
-    session = generate(config)
+    if isinstance(config, TranscriptWorkload):
+        entries, facts = workload_entries(config), []  # no planted facts: occupancy is scored, retention is not
+    else:
+        session = generate(config)
+        entries, facts = session.entries, session.facts
+    turns = sum(isinstance(e, User) for e in entries) if isinstance(config, TranscriptWorkload) else settings.turns
     meta = run_metadata()
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in RAW_TABLES}
     replays: list[dict[str, object]] = []
@@ -124,7 +141,7 @@ def run_compaction(
             with tempfile.TemporaryDirectory(prefix="aptmem-compaction-", dir=tmp) as root, JsonlStore(root) as store:
                 observed = ObservedSession(store, new_session_id(), policy=settings.policy(window),
                                            estimator=estimator, confirm=confirm)
-                result = replay_with_facts(session.entries, session.facts, observed, progress=progress)
+                result = replay_with_facts(entries, facts, observed, progress=progress)
             confirm_name = confirm.tokenizer if confirm is not None else "none"
             labels = [pl.lit(window).cast(pl.Int64).alias("window"), pl.lit(tier).alias("tier"),
                       pl.lit(estimator.name).alias("estimator"), pl.lit(confirm_name).alias("confirm")]
@@ -137,7 +154,7 @@ def run_compaction(
                                                       "peak_occupancy", "over_target", "over_target_explained",
                                                       "below_trigger", "split_tool_pairs", "oversized_entries",
                                                       "over_window", "seconds")}})
-    stamp = [pl.lit(settings.persist).alias("persist"), pl.lit(settings.turns).cast(pl.Int64).alias("turns"),
+    stamp = [pl.lit(settings.persist).alias("persist"), pl.lit(turns).cast(pl.Int64).alias("turns"),
              pl.lit(config.seed).cast(pl.Int64).alias("seed"), pl.lit(meta["commit"]).alias("commit"),
              pl.lit(meta["machine"]).alias("machine")]
     tables = {name: pl.concat(frames).with_columns(stamp) for name, frames in parts.items()}
@@ -145,9 +162,9 @@ def run_compaction(
     notes = {
         "windows": list(settings.windows), "tiers": list(settings.tiers), "confirm": settings.confirm,
         "trigger": settings.trigger, "target": settings.target, "keep_turns": settings.keep_turns,
-        "keep_tokens": settings.keep_tokens, "persist": settings.persist, "turns": settings.turns,
-        "entries": len(session.entries), "facts": len(session.facts), "seed": config.seed,
-        "session_mb": round(len(session.encode()) / 1e6, 2), "replays": replays,
+        "keep_tokens": settings.keep_tokens, "persist": settings.persist, "turns": turns,
+        "entries": len(entries), "facts": len(facts), "seed": config.seed, "workload": workload_name(config),
+        "session_mb": round(sum(len(encode_line(e)) for e in entries) / 1e6, 2), "replays": replays,
         "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 2),
     }

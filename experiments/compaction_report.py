@@ -142,16 +142,22 @@ def compaction_section(run_dir: Path) -> str | None:
     derived = summaries(tables)
     occ_png = occupancy_figure(tables["occupancy"], float(notes["trigger"]), float(notes["target"]),  # type: ignore[arg-type]
                                run_dir / "figures" / "compaction_occupancy.png")
-    ret_png = retention_figure(tables["fact_checks"], tables["facts"], run_dir / "figures" / "fact_retention.png")
+    transcript = notes.get("workload") == "transcript"
+    ret_png = (None if transcript else
+               retention_figure(tables["fact_checks"], tables["facts"], run_dir / "figures" / "fact_retention.png"))
     elsewhere = int(tables["facts"]["answer_elsewhere"].gt(0).sum())
     confirm = notes["confirm"] or "none (the cheap tier decides alone)"
     tiers = ", ".join(notes["tiers"])  # type: ignore[arg-type]
     lines = [
         "## Compaction: context occupancy and fact retention",
         "",
-        f"- Session: the synthetic workload, {notes['turns']} turns, {notes['entries']} entries "
-        f"({notes['session_mb']} MB as JSONL), seed {notes['seed']}, {notes['facts']} planted facts with exact answers; "
-        "replayed through `aptmem.session.Session` on the JSONL store, once per window and tier.",
+        (f"- Session: real transcripts (the transcript workload), {notes['turns']} turns, {notes['entries']} entries "
+         f"({notes['session_mb']} MB as JSONL); planted-fact scoring does not apply to a real session (it has no "
+         "facts with known answers), so only occupancy and compactions are scored; "
+         if transcript else
+         f"- Session: the synthetic workload, {notes['turns']} turns, {notes['entries']} entries "
+         f"({notes['session_mb']} MB as JSONL), seed {notes['seed']}, {notes['facts']} planted facts with exact answers; ")
+        + "replayed through `aptmem.session.Session` on the JSONL store, once per window and tier.",
         f"- Policy: trigger {notes['trigger']:.0%}, target {notes['target']:.0%}, keep {notes['keep_turns']} turns"
         + (f" (at most {notes['keep_tokens']:,} tokens)" if notes["keep_tokens"] else "")
         + f", persisted by `{notes['persist']}`; the extractive summarizer; cheap tier {tiers}, "
@@ -171,6 +177,10 @@ def compaction_section(run_dir: Path) -> str | None:
         "",
         f"![Context occupancy over turns with compaction events]({occ_png.relative_to(run_dir)})",
         "",
+    ]
+    if ret_png is None:
+        return "\n".join(lines)
+    lines += [
         "### Facts retained at the end of the replay (% of the planted facts, n = facts in the group)",
         "",
         "By fact kind:",

@@ -1,11 +1,16 @@
 """Concurrency safety, measured: several processes append to one session at the same moment.
 
-For each strategy, ``writers`` real processes open the same root and session and, released
-together, each append ``appends`` entries with ids of their own, then close. A fresh reader
-then counts what survived: entries found, lost (acknowledged by a writer but absent), duplicated,
-damaged lines, and whether every writer finished. A strategy that serializes writers (a lock,
-a database transaction) loses nothing; one that keeps its own copy in memory and rewrites the
-file loses other writers' entries (the last rewrite wins).
+Two tables:
+
+* ``concurrency``: for each strategy, ``writers`` real processes open the same root and session
+  through the library and, released together, each append ``appends`` entries with ids of their
+  own, then close. A fresh reader then counts what survived: entries found, lost (acknowledged by
+  a writer but absent), duplicated, damaged lines, and whether every writer finished. A strategy
+  that serializes writers (a lock, a database transaction) loses nothing; one that keeps its own
+  copy in memory and rewrites the file loses other writers' entries (the last rewrite wins).
+* ``concurrency_modes``: the same through the real ``aptmem append`` command line with the lock,
+  without it, and through a naive buffered logger, for each of ``line_bytes``; and the
+  working-memory sidecar with and without its lock (:mod:`experiments.concurrency_modes`).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +37,7 @@ from experiments.write_cost import strategy_info
 
 __all__ = ["ConcurrencySettings", "run_concurrency", "TABLES"]
 
-TABLES = ("concurrency",)
+TABLES = ("concurrency", "concurrency_modes")
 SESSION = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"
 
 # The writer: builds the store from its target and settings (no Hydra: start-up stays short),
@@ -65,6 +70,31 @@ class ConcurrencySettings:
     appends: int = 50
     #: seconds a writer may take before it is counted as stuck and killed
     timeout: float = 60.0
+    #: modes of the command-line runs: lock, no_lock (aptmem append --no-lock), buffered (a naive logger)
+    modes: list[str] = field(default_factory=lambda: ["lock", "no_lock", "buffered"])
+    #: line sizes (bytes) of the command-line runs: small lines, and large ones that may interleave
+    line_bytes: list[int] = field(default_factory=lambda: [1000, 1_000_000])
+    #: entries each command-line writer appends (fewer for large lines: see max_bytes_per_writer)
+    cli_appends: int = 500
+    #: bytes each command-line writer appends at most; large lines get fewer appends (at least 2)
+    max_bytes_per_writer: int = 16_000_000
+    #: the naive buffered logger's buffer, in bytes
+    buffer_bytes: int = 512
+    #: working-memory set() calls per writer process in the sidecar runs (0: no sidecar runs)
+    sidecar_sets: int = 25
+
+    def __post_init__(self) -> None:
+        from experiments.concurrency_modes import LOG_MODES
+
+        unknown = sorted(set(self.modes) - set(LOG_MODES))
+        if unknown:
+            raise ValueError(f"concurrency.modes: unknown mode(s) {unknown}; choose from {', '.join(LOG_MODES)}")
+        if self.writers < 1 or self.appends < 1 or self.cli_appends < 1 or any(size < 64 for size in self.line_bytes):
+            raise ValueError("concurrency: writers, appends and cli_appends must be >= 1 and line_bytes >= 64")
+
+    def appends_for(self, size: int) -> int:
+        """Entries each command-line writer appends with lines of ``size`` bytes."""
+        return max(2, min(self.cli_appends, self.max_bytes_per_writer // size))
 
 
 def _spec(cfg: Any) -> tuple[str, dict[str, Any]]:
@@ -146,7 +176,47 @@ def run_concurrency(
     out.mkdir(parents=True, exist_ok=True)
     table.write_parquet(out / "concurrency.parquet")
     table.write_csv(out / "concurrency.csv")
+    modes = run_modes(settings, meta, progress=progress)
+    modes.write_parquet(out / "concurrency_modes.parquet")
+    modes.write_csv(out / "concurrency_modes.csv")
     (out / "concurrency_notes.json").write_bytes(msgspec.json.encode({**meta, "writers": settings.writers,
                                                                       "appends": settings.appends}))
-    return {"concurrency": table}
+    return {"concurrency": table, "concurrency_modes": modes}
+
+
+#: What writes in each mode, as the report names it.
+WRITERS = {("log", "lock"): "aptmem append", ("log", "no_lock"): "aptmem append --no-lock",
+           ("log", "buffered"): "naive buffered logger (harness only)", ("sidecar", "lock"): "WorkingMemory.set",
+           ("sidecar", "no_lock"): "unlocked read-modify-write (harness only)"}
+
+
+def planned_mode_runs(settings: ConcurrencySettings) -> int:
+    """How many mode runs :func:`run_modes` makes."""
+    return len(settings.modes) * len(settings.line_bytes) + (2 if settings.sidecar_sets else 0)
+
+
+def run_modes(settings: ConcurrencySettings, meta: dict[str, Any], *,
+              progress: Callable[[int], object] | None = None) -> pl.DataFrame:
+    """Every command-line mode and line size, then the sidecar modes: one row each."""
+    from experiments.concurrency_modes import SIDECAR_MODES, measure_log_mode, measure_sidecar_mode
+
+    rows = []
+    runs: list[tuple[str, str, int]] = [("log", mode, size) for mode in settings.modes for size in settings.line_bytes]
+    runs += [("sidecar", mode, 0) for mode in SIDECAR_MODES] if settings.sidecar_sets else []
+    for target, mode, size in runs:
+        with tempfile.TemporaryDirectory(prefix="aptmem-concurrency-") as scratch:
+            if target == "log":
+                per_writer = settings.appends_for(size)
+                outcome = measure_log_mode(mode, Path(scratch), SESSION, writers=settings.writers, appends=per_writer,
+                                           size=size, buffer_bytes=settings.buffer_bytes, timeout=settings.timeout)
+            else:
+                per_writer = settings.sidecar_sets
+                outcome = measure_sidecar_mode(mode, Path(scratch), SESSION, writers=settings.writers,
+                                               sets=per_writer, timeout=settings.timeout)
+        rows.append({"target": target, "mode": mode, "writer": WRITERS[(target, mode)], "line_bytes": size or None,
+                     "writers": settings.writers, "per_writer": per_writer, **outcome,
+                     "commit": meta["commit"], "machine": meta["machine"]})
+        if progress is not None:
+            progress(1)
+    return pl.DataFrame(rows, infer_schema_length=None)
 

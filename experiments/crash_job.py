@@ -36,6 +36,7 @@ from experiments.power_loss import DAMAGES
 from experiments.runinfo import REPO_ROOT, run_metadata
 from experiments.strategy_configs import build_store, load_strategy
 from experiments.workload import WorkloadConfig
+from experiments.workloads import workload_name, workload_spec
 from experiments.write_cost import strategy_info
 
 __all__ = ["CrashSettings", "PRESETS", "RECOVERY_SCHEMA", "power_model", "planned_cases", "run_crash", "read_tables"]
@@ -99,7 +100,7 @@ RECOVERY_SCHEMA: dict[str, pl.DataType] = {
     "variant": pl.String(),  # the store's settings, "key=value;..." in config order
     "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
     "durability": pl.String(),  # the store's declared capabilities.durability
-    "workload": pl.String(),  # the workload generator
+    "workload": pl.String(),  # the workload: synthetic | transcript
     "seed": pl.Int64(),  # CrashSettings.seed (the workload's own seed is in the notes)
     "commit": pl.String(),  # the code's commit (+dirty)
     "machine": pl.String(),  # host, CPU, OS, Python
@@ -190,7 +191,7 @@ def _job(strategy: str | Any, settings: CrashSettings, workload: WorkloadConfig,
     damages = [d for d in settings.damages if d != "middle" or power["model"] == "trace"]
     job = {
         "strategy": name, "store": spec, "session_id": _session_id(name), "seed": settings.seed,
-        "workload": {**vars(workload), "max_entries": settings.entries}, "scratch": str(scratch),
+        "workload": workload_spec(workload, settings.entries), "scratch": str(scratch),
         "create_first": settings.create_first, "kills": settings.kills, "compaction_kills": settings.compaction_kills,
         "policy": {"window": settings.window, "keep_turns": settings.keep_turns, "persist": settings.persist},
         "estimator": settings.estimator, "default_mode": default_mode,
@@ -271,7 +272,7 @@ def run_crash(
                                       "reason": "a partial line spliced by another writer has no analogue in SQLite's "
                                                 "page format, and SQLite's locking keeps a second writer out"})
             fixed = {"strategy": info.strategy, "family": info.family, "variant": info.variant, "durable": info.durable,
-                     "durability": durability, "workload": "synthetic", "seed": settings.seed,
+                     "durability": durability, "workload": workload_name(workload), "seed": settings.seed,
                      "commit": meta["commit"], "machine": meta["machine"]}
             server_info: dict[str, Any] = {}
             begun = time.perf_counter_ns()

@@ -34,15 +34,16 @@ class ForkFailed(RuntimeError):
 def recover_case(job: dict[str, Any], root: str, mode: str) -> dict[str, Any]:
     """Recover and load the session under ``root`` in ``mode``; report what a reader gets.
 
-    ``recovered`` holds the digest of every entry read, oldest first (None when not loadable);
-    ``live_ok`` says whether ``read_live`` agrees with the live context selected from them.
+    ``recovered`` holds the digest of every entry read, oldest first (None when not loadable),
+    ``ids`` their entry ids; ``live_ok`` says whether ``read_live`` agrees with the live context
+    selected from them; ``good_lines_discarded`` is the recovery report's count.
     """
     sid = job["session_id"]
     kwargs = job["store"]["kwargs"]
     # A store that offers several modes reads in the mode it recovers in (JSONL's ``recovery``).
     overrides = {"recovery": mode} if "recovery" in kwargs else {}
-    result: dict[str, Any] = {"mode": mode, "loadable": False, "recovered": None, "bytes_discarded": 0,
-                              "recovery_ns": 0, "live_ok": None, "error": None, "actions": []}
+    result: dict[str, Any] = {"mode": mode, "loadable": False, "recovered": None, "ids": None, "bytes_discarded": 0,
+                              "good_lines_discarded": 0, "recovery_ns": 0, "live_ok": None, "error": None, "actions": []}
     store = None
     start = time.perf_counter_ns()
     try:
@@ -50,15 +51,16 @@ def recover_case(job: dict[str, Any], root: str, mode: str) -> dict[str, Any]:
         report = store.recover(sid, mode)
         result["recovery_ns"] = time.perf_counter_ns() - start
         result.update(loadable=report.loadable, bytes_discarded=report.discarded_bytes, error=report.error,
-                      actions=list(report.actions))
+                      good_lines_discarded=report.good_lines_discarded, actions=list(report.actions))
         if report.loadable:
             entries = list(store.iter_entries(sid))
             live = store.read_live(sid)
             result["recovered"] = [digest(e) for e in entries]
+            result["ids"] = [e.id for e in entries]
             result["live_ok"] = [digest(e) for e in live] == [digest(e) for e in select_live(entries)]
     except Exception as exc:  # whatever stops a reader: the session is not loadable (the type is kept)
         result["recovery_ns"] = result["recovery_ns"] or time.perf_counter_ns() - start
-        result.update(loadable=False, recovered=None, error=f"{type(exc).__name__}: {exc}")
+        result.update(loadable=False, recovered=None, ids=None, error=f"{type(exc).__name__}: {exc}")
     finally:
         if store is not None:
             try:

@@ -38,7 +38,7 @@ from experiments.crash_recover import ForkFailed, in_fork, recover_case
 from experiments.crash_writer import (ACK, COMPACT, COMPACTED, DONE, GATE, INTENT, RECORD, Channel,
                                       choose_cuts, digest, session_run, trace_run, wal_run)
 from experiments.power_loss import build_image, load_images, write_image
-from experiments.workload import WorkloadConfig, generate
+from experiments.workloads import entries_from_spec
 
 __all__ = ["Records", "main"]
 
@@ -352,7 +352,7 @@ def main() -> int:
     job = msgspec.json.decode(sys.stdin.buffer.read())
     _pin()
     deadline = time.monotonic() + job["strategy_timeout_s"]
-    entries = generate(WorkloadConfig(**job["workload"])).entries
+    entries = entries_from_spec(job["workload"])
     _warm(job)
     digests = [digest(e) for e in entries]
     scratch = Path(job["scratch"])

@@ -19,21 +19,32 @@ rename may still be what the disk holds under the name). When a file whose durab
 are copied first, so :meth:`FsModel.snapshot` can always say what the disk holds.
 
 Only Python-level I/O is visible: SQLite's C code makes its calls below this layer, so SQLite
-is modelled from its documented rules instead (see :mod:`experiments.power_loss`).
+is modelled from its documented rules instead (see :mod:`experiments.power_loss`), or traced with
+strace (:mod:`experiments.crash_strace`).
+
+**Operation logs.** After :meth:`FsModel.start_log` the model also records every call that
+changes the folder as a logical operation (:mod:`experiments.crash_oplog`: create, write with
+its offset and bytes, truncate, sync, folder sync, rename, unlink), starting from the files there
+at that moment: the crash-state explorer (:mod:`experiments.crash_states`) replays any subset
+of them the POSIX rules allow.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from experiments.crash_oplog import Creat, DirSync, Op, OpLog, Rename, Sync, Trunc, Unlink, Write
+
 __all__ = ["TRACED", "FileImage", "FsModel"]
 
 #: The ``os`` functions replaced while the model is installed.
-TRACED = ("open", "close", "write", "fsync", "fdatasync", "replace", "rename", "unlink", "ftruncate")
+TRACED = ("open", "close", "write", "pwrite", "fsync", "fdatasync", "replace", "rename", "unlink", "ftruncate",
+          "truncate")
 
 
 @dataclass
@@ -94,6 +105,9 @@ class FsModel:
         self.inodes: dict[int, _Inode] = {}
         self._fds: dict[int, _Handle] = {}
         self._real: dict[str, Callable[..., Any]] = {}
+        #: the operation log, once :meth:`start_log` was called (None: nothing is recorded)
+        self.log: OpLog | None = None
+        self._ignored: tuple[str, ...] = ()
 
     # -- installing ------------------------------------------------------------------------------
 
@@ -102,9 +116,10 @@ class FsModel:
         if self._real:
             return
         self._real = {name: getattr(os, name) for name in TRACED}
-        wrappers = {"open": self._open, "close": self._close, "write": self._write, "fsync": self._fsync,
-                    "fdatasync": self._fdatasync, "replace": self._replace, "rename": self._rename,
-                    "unlink": self._unlink, "ftruncate": self._ftruncate}
+        wrappers = {"open": self._open, "close": self._close, "write": self._write, "pwrite": self._pwrite,
+                    "fsync": self._fsync, "fdatasync": self._fdatasync, "replace": self._replace,
+                    "rename": self._rename, "unlink": self._unlink, "ftruncate": self._ftruncate,
+                    "truncate": self._truncate}
         for name, wrapper in wrappers.items():
             setattr(os, name, wrapper)
 
@@ -113,6 +128,44 @@ class FsModel:
         for name, real in self._real.items():
             setattr(os, name, real)
         self._real = {}
+
+    # -- the operation log -----------------------------------------------------------------------
+
+    def start_log(self, ignore: tuple[str, ...] = ()) -> OpLog:
+        """Start recording operations; the files under the root now are the log's initial state.
+
+        Names ending in one of ``ignore`` (lock files, say) are left out of the log altogether.
+        Call it with the model installed and no descriptor under the root open: a descriptor
+        opened before the model was installed is invisible to it.
+        """
+        self._ignored = ignore
+        names: dict[str, int] = {}
+        contents: dict[int, bytes] = {}
+        for name in sorted(os.listdir(self.root)):
+            path = os.path.join(self.root, name)
+            if name.endswith(ignore) or not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            if name not in self.names:
+                self.names[name] = self.bound[name] = self._new_inode(os.lstat(path).st_size)
+            names[name] = self.names[name]
+            contents[self.names[name]] = _read(path)
+        self.log = OpLog(names=names, contents=contents)
+        return self.log
+
+    def ack(self) -> None:
+        """The writer acknowledged something (an append returned): count it in the log."""
+        if self.log is not None:
+            self.log.acked += 1
+
+    def _record(self, op: Op, *names: str | None) -> None:
+        """Append ``op`` to the log (if recording), unless it concerns an ignored name."""
+        if self.log is None or (self._ignored and any(n is not None and n.endswith(self._ignored) for n in names)):
+            return
+        self.log.ops.append(op)
+        self.log.acked_before.append(self.log.acked)
+
+    def _ino_name(self, ino: int | None) -> str | None:
+        return None if ino is None else self._holder(ino)
 
     # -- bookkeeping -----------------------------------------------------------------------------
 
@@ -164,11 +217,15 @@ class FsModel:
         if existed and name not in self.names:
             # A file the model has not seen created: it was there before, so take it as durable.
             self.names[name] = self.bound[name] = self._new_inode(os.lstat(os.path.join(self.root, name)).st_size)
+        size = os.lstat(os.path.join(self.root, name)).st_size if existed else 0
         if existed and flags & os.O_TRUNC:
             self._capture(self.names[name])
         fd = real(path, flags, mode, *args, **kwargs)
         if not existed:
             self.names[name] = self._new_inode()
+            self._record(Creat(name, self.names[name]), name)
+        elif flags & os.O_TRUNC and size:
+            self._record(Trunc(self.names[name], 0), name)
         self._fds[fd] = _Handle(self.names[name], bool(flags & os.O_APPEND))
         if not existed or flags & os.O_TRUNC:
             self._changed("open")
@@ -183,10 +240,27 @@ class FsModel:
         if handle is None or handle.inode is None:
             return self._real["write"](fd, data)
         state = self.inodes[handle.inode]
-        if isinstance(state.synced, int) and not handle.append and os.lseek(fd, 0, os.SEEK_CUR) < state.synced:
+        # Where the bytes land: the end of the file for an O_APPEND descriptor, else its position.
+        offset = os.fstat(fd).st_size if handle.append else os.lseek(fd, 0, os.SEEK_CUR)
+        if isinstance(state.synced, int) and not handle.append and offset < state.synced:
             self._capture(handle.inode)  # an overwrite of synced bytes (a rewrite in place)
         written = self._real["write"](fd, data)
+        if written:
+            self._record(Write(handle.inode, offset, bytes(memoryview(data)[:written])), self._ino_name(handle.inode))
         self._changed("write")
+        return written
+
+    def _pwrite(self, fd: int, data: Any, offset: int) -> int:
+        handle = self._fds.get(fd)
+        if handle is None or handle.inode is None:
+            return self._real["pwrite"](fd, data, offset)
+        state = self.inodes[handle.inode]
+        if isinstance(state.synced, int) and offset < state.synced:
+            self._capture(handle.inode)
+        written = self._real["pwrite"](fd, data, offset)
+        if written:
+            self._record(Write(handle.inode, offset, bytes(memoryview(data)[:written])), self._ino_name(handle.inode))
+        self._changed("pwrite")
         return written
 
     def _sync(self, call: str, fd: int) -> None:
@@ -196,10 +270,12 @@ class FsModel:
             return
         if handle.inode is None:
             self.bound = dict(self.names)  # the folder is synced: every current name is durable
+            self._record(DirSync())
         else:
             state = self.inodes[handle.inode]
             state.synced = os.fstat(fd).st_size
             state.synced_entries = self.written
+            self._record(Sync(handle.inode, self.written), self._ino_name(handle.inode))
         self._changed(call)
 
     def _fsync(self, fd: int) -> None:
@@ -213,6 +289,10 @@ class FsModel:
         if target is not None and target in self.names:
             self._capture(self.names[target])  # the old file loses its name; the disk may keep it
         self._real[call](src, dst, *args, **kwargs)
+        if self.log is not None and (source is None) != (target is None):
+            raise NotImplementedError(f"{call} across the folder's edge ({src} -> {dst}) is not modelled")
+        if source is not None and target is not None:
+            self._record(Rename(source, target), source, target)
         ino = self.names.pop(source, None) if source is not None else None
         if target is not None:
             if ino is None:
@@ -233,18 +313,39 @@ class FsModel:
             self._capture(self.names[name])
         self._real["unlink"](path, *args, **kwargs)
         if name is not None:
+            self._record(Unlink(name), name)
             self.names.pop(name, None)
             self._changed("unlink")
 
     def _ftruncate(self, fd: int, length: int) -> None:
         handle = self._fds.get(fd)
+        size = -1
         if handle is not None and handle.inode is not None:
             state = self.inodes[handle.inode]
             if isinstance(state.synced, int) and length < state.synced:
                 self._capture(handle.inode)
+            size = os.fstat(fd).st_size
         self._real["ftruncate"](fd, length)
         if handle is not None:
+            if handle.inode is not None and size != length:  # a cut to the size it has changes nothing
+                self._record(Trunc(handle.inode, length), self._ino_name(handle.inode))
             self._changed("ftruncate")
+
+    def _truncate(self, path: Any, length: int) -> None:
+        if isinstance(path, int):  # os.truncate accepts a descriptor too
+            return self._ftruncate(path, length)
+        name = self._name(path)
+        if name is None or name not in self.names:
+            return self._real["truncate"](path, length)
+        ino = self.names[name]
+        state = self.inodes[ino]
+        if isinstance(state.synced, int) and length < state.synced:
+            self._capture(ino)
+        size = os.lstat(os.path.join(self.root, name)).st_size
+        self._real["truncate"](path, length)
+        if size != length:
+            self._record(Trunc(ino, length), name)
+        self._changed("truncate")
 
     # -- the disk after a power loss -------------------------------------------------------------
 

@@ -76,6 +76,24 @@ def _crash_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
     return run_crash(_strategies(cfg), _settings(cfg.crash), _settings(cfg.workload), out, progress=progress)
 
 
+def _concurrency_plan(cfg: DictConfig) -> int:
+    from experiments.concurrency_job import planned_mode_runs
+
+    return len(cfg.strategy) + planned_mode_runs(_settings(cfg.concurrency))
+
+
+def _hostile_plan(cfg: DictConfig) -> int:
+    from experiments.hostile_job import planned_cases
+
+    return planned_cases()
+
+
+def _hostile_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.hostile_job import run_hostile
+
+    return run_hostile(out, progress=progress)
+
+
 def _concurrency_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
     from experiments.concurrency_job import run_concurrency
 
@@ -114,13 +132,54 @@ def _compaction_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
     return run_compaction(_settings(cfg.compaction), _settings(cfg.workload), out, progress=progress)
 
 
+def _transcripts_plan(cfg: DictConfig) -> int:
+    from experiments.transcripts_job import planned_steps
+
+    return planned_steps(_settings(cfg.transcripts))
+
+
+def _transcripts_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.transcripts_job import run_transcripts
+
+    return run_transcripts(_settings(cfg.transcripts), out, progress=progress)
+
+
+def _crash_explore_plan(cfg: DictConfig) -> int:
+    from experiments.crash_explore_job import planned_units
+
+    return planned_units(_strategies(cfg), _settings(cfg.crash_explore))
+
+
+def _crash_explore_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.crash_explore_job import run_crash_explore
+
+    return run_crash_explore(_strategies(cfg), _settings(cfg.crash_explore), _settings(cfg.workload), out,
+                             progress=progress)
+
+
+def _fuzz_plan(cfg: DictConfig) -> int:
+    from experiments.fuzz_job import planned_inputs
+
+    return planned_inputs(_settings(cfg.fuzz))
+
+
+def _fuzz_run(cfg: DictConfig, out: Path, progress: Progress) -> object:
+    from experiments.fuzz_job import run_fuzz
+
+    return run_fuzz(_settings(cfg.fuzz), out, progress=progress)
+
+
 #: Every measurement, in the order a run makes them.
 MEASURES: dict[str, Measure] = {m.name: m for m in (
     Measure("write_cost", True, "append", _write_cost_plan, _write_cost_run),
     Measure("memory", True, "process", _memory_plan, _memory_run),
     Measure("crash", False, "case", _crash_plan, _crash_run),
-    Measure("concurrency", False, "strategy", lambda cfg: len(cfg.strategy), _concurrency_run),
+    Measure("crash_explore", False, "operation", _crash_explore_plan, _crash_explore_run),
+    Measure("concurrency", False, "run", _concurrency_plan, _concurrency_run),
+    Measure("hostile", False, "case", _hostile_plan, _hostile_run),
     Measure("anatomy", False, "strategy", lambda cfg: len(cfg.strategy), _anatomy_run),
     Measure("tokens", True, "step", _tokens_plan, _tokens_run),
     Measure("compaction", False, "append", _compaction_plan, _compaction_run),
+    Measure("transcripts", False, "step", _transcripts_plan, _transcripts_run),
+    Measure("fuzz", False, "input", _fuzz_plan, _fuzz_run),
 )}

@@ -50,6 +50,7 @@ from experiments.runinfo import run_metadata
 from experiments.store_child import StoreResult, StoreSpec
 from experiments.strategy_configs import build_store, load_strategy
 from experiments.workload import WorkloadConfig
+from experiments.workloads import TranscriptWorkload, workload_entries, workload_name
 from experiments.write_cost import StrategyInfo, strategy_info
 
 __all__ = ["MEMORY_SCHEMA", "OPS", "MemorySettings", "planned_measurements", "read_tables", "run_memory"]
@@ -99,7 +100,7 @@ MEMORY_SCHEMA: dict[str, pl.DataType] = {
     "family": pl.String(),  # jsonl | sqlite | full_json
     "variant": pl.String(),  # the store's settings, "key=value;..." in config order
     "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
-    "workload": pl.String(),  # synthetic
+    "workload": pl.String(),  # synthetic | transcript
     "seed": pl.Int64(),  # workload seed
     "commit": pl.String(),  # checked-out commit (+dirty)
     "machine": pl.String(),  # host, CPU, OS, Python
@@ -191,7 +192,9 @@ def run_memory(
 ) -> dict[str, pl.DataFrame]:
     """Measure full load and resume of ``strategies`` (names or OmegaConf nodes) at every size; write the tables.
 
-    ``workload`` gives the seed and content settings of the sessions. ``progress`` is called
+    ``workload`` gives the seed and content settings of the sessions; a transcript workload gives
+    their history instead (read up to each size; sizes beyond the whole transcript are measured
+    once, at the transcript's own size, and listed in the notes). ``progress`` is called
     with 1 after every child process. Returns ``{"memory": table}``; raises ``RuntimeError`` if
     any store reads back something other than the session written to it.
     """
@@ -203,17 +206,26 @@ def run_memory(
     sessions: list[dict[str, object]] = []
     capped: list[dict[str, object]] = []
     checked = 0  # (strategy, size) pairs whose read_live was verified against select_live(all)
+    history = workload_entries(workload) if isinstance(workload, TranscriptWorkload) else None
+    beyond: list[float] = []  # sizes larger than the whole transcript (measured once, at its size)
     for size_mb in sorted(settings.sizes_mb):
+        if beyond or (history is not None and sessions and sessions[-1]["exhausted"]):
+            beyond.append(size_mb)
+            continue
         active = [cfg for cfg in cfgs if not _capped(cfg, size_mb, settings)]
         capped += [{"strategy": str(cfg.name), "size_mb": size_mb} for cfg in cfgs if _capped(cfg, size_mb, settings)]
         if not active:
             continue
-        source = ResumeSession(int(size_mb * 1e6), workload=workload, keep_turns=settings.keep_turns,
-                               tail_entries=settings.tail_entries)
+        if history is not None:
+            source = ResumeSession(int(size_mb * 1e6), entries=history, keep_turns=settings.keep_turns,
+                                   tail_entries=settings.tail_entries)
+        else:
+            source = ResumeSession(int(size_mb * 1e6), workload=workload, keep_turns=settings.keep_turns,
+                                   tail_entries=settings.tail_entries)
         entries = [entry for entry, _ in source]
         info = source.info
         sessions.append({"size_mb": size_mb, "bytes": info.bytes, "entries": info.entries, "marker_line": info.marker_line,
-                         "live_entries": info.live_entries, "live_bytes": info.live_bytes})
+                         "live_entries": info.live_entries, "live_bytes": info.live_bytes, "exhausted": source.exhausted})
         session_id = _session_id(size_mb)
         scratch = Path(tempfile.mkdtemp(prefix="aptmem-memory-", dir=settings.tmp))
         try:
@@ -236,7 +248,8 @@ def run_memory(
             for cfg, op, repeat, traced in plan:
                 res = _child(op, specs[id(cfg)], settings, trace=traced)
                 _check(str(cfg.name), size_mb, info, res)
-                rows.append(_row(infos[id(cfg)], meta, workload.seed, size_mb, info, sizes[id(cfg)], res, repeat, traced))
+                rows.append(_row(infos[id(cfg)], meta, workload.seed, size_mb, info, sizes[id(cfg)], res, repeat, traced,
+                                 workload_name(workload)))
                 if progress is not None:
                     progress(1)
         finally:
@@ -246,7 +259,8 @@ def run_memory(
         "sizes_mb": sorted(settings.sizes_mb), "repeats": settings.repeats, "trace": settings.trace,
         "keep_turns": settings.keep_turns, "tail_entries": settings.tail_entries, "seed": workload.seed,
         "strategies": [str(c.name) for c in cfgs], "full_json_max_mb": settings.full_json_max_mb, "capped": capped,
-        "sessions": sessions, "written_by": "replace", "checked": checked,
+        "sessions": sessions, "written_by": "replace", "checked": checked, "workload": workload_name(workload),
+        "sizes_beyond_workload": beyond,
         "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),
     }
@@ -258,11 +272,11 @@ def run_memory(
 
 
 def _row(info: StrategyInfo, meta: dict[str, str], seed: int, size_mb: float, session: ResumeFile,
-         sizes: tuple[int, int], res: StoreResult, repeat: int, traced: bool) -> dict[str, object]:
+         sizes: tuple[int, int], res: StoreResult, repeat: int, traced: bool, workload: str = "synthetic") -> dict[str, object]:
     """One row of :data:`MEMORY_SCHEMA`."""
     return {
         "strategy": info.strategy, "family": info.family, "variant": info.variant, "durable": info.durable,
-        "workload": "synthetic", "seed": seed, "commit": meta["commit"], "machine": meta["machine"],
+        "workload": workload, "seed": seed, "commit": meta["commit"], "machine": meta["machine"],
         "size_mb": float(size_mb), "session_bytes": session.bytes, "entries": session.entries,
         "bytes_on_disk": sizes[0], "files_bytes": sizes[1], "op": res.op, "run": "traced" if traced else "timed",
         "repeat": repeat, "wall_ns": res.wall_ns, "open_ns": res.open_ns, "entries_read": res.entries_read,

@@ -96,7 +96,9 @@ def memory_section(run_dir: Path) -> str | None:
     lines = [
         "## Load time, resume time and memory against session size",
         "",
-        f"- Sessions of the synthetic workload (seed {notes['seed']}): {sessions}. Each is the full history, then "
+        f"- Sessions of the {notes.get('workload', 'synthetic')} workload (seed {notes['seed']}): {sessions}"
+        + (f" (sizes beyond the whole transcript, measured at its own size once: {notes['sizes_beyond_workload']} MB)"
+           if notes.get("sizes_beyond_workload") else "") + ". Each is the full history, then "
         f"a compaction marker keeping the last {notes['keep_turns']} turns, then {notes['tail_entries']} more entries; "
         "each store got it with one `replace` (the fastest correct route: appending 100 MB to full_json one entry at a time is quadratic, and the write path is the write-cost section's subject).",
         "- Every read runs in a fresh subprocess (`python -m experiments.store_child`): **full load** opens the store "

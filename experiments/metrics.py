@@ -64,6 +64,24 @@ def _concurrency(run_dir: Path) -> Iterator[Metric]:
         # depend on how the writers' rewrites interleave, which is the finding, not a figure.
         if row["multi_process_safe"]:
             yield Metric(f"concurrency.{row['strategy']}.lost", row["lost"], "lower", 0, relative=False)
+    modes = _table(run_dir, "concurrency_modes")
+    if modes is not None:
+        for row in modes.filter(pl.col("mode") == "lock").iter_rows(named=True):
+            # With the lock nothing may be lost, damaged or doubled, on any machine: held at zero.
+            # (Without it the counts depend on how the writers happen to overlap: the finding, not a figure.)
+            key = f"concurrency_modes.{row['target']}.lock" + (f".{row['line_bytes']}" if row["line_bytes"] else "")
+            for column in ("lost", "damaged_lines", "duplicated", "writers_failed"):
+                yield Metric(f"{key}.{column}", float(row[column]), "lower", 0, relative=False)
+
+
+def _hostile(run_dir: Path) -> Iterator[Metric]:
+    table = _table(run_dir, "hostile")
+    if table is None:
+        return
+    # Deterministic: a case that stops being refused, clear or harmless is a regression.
+    yield Metric("hostile.not_as_expected", float((~table["as_expected"]).sum()), "lower", 0, relative=False)
+    yield Metric("hostile.unclear_errors", float((~table["clear"]).sum()), "lower", 0, relative=False)
+    yield Metric("hostile.stored_data_lost", float((~table["intact"]).sum()), "lower", 0, relative=False)
 
 
 def _table(run_dir: Path, name: str) -> pl.DataFrame | None:
@@ -98,6 +116,16 @@ def _crash(run_dir: Path) -> Iterator[Metric]:
             yield Metric(f"crash.{name}.process_crash_lost", float(process["lost"].sum()), "lower", 0, relative=False)
 
 
+def _crash_explore(run_dir: Path) -> Iterator[Metric]:
+    table = _table(run_dir, "crash_states")
+    if table is None:
+        return
+    for (name,), part in table.group_by("strategy", maintain_order=True):
+        # A crash state that breaks a strategy's own promise is a bug whatever the machine (every
+        # recovery mode counted): none may appear. Losses a weaker promise allows are not counted.
+        yield Metric(f"crash_explore.{name}.violations", float(part["violations"].sum()), "lower", 0, relative=False)
+
+
 def _tokens(run_dir: Path) -> Iterator[Metric]:
     summary = _table(run_dir, "tokens_summary")
     if summary is not None:
@@ -122,12 +150,45 @@ def _compaction(run_dir: Path) -> Iterator[Metric]:
         yield Metric(f"{key}.compactions", row["compactions"], "equal", 0, relative=False)
         yield Metric(f"{key}.max_occupancy", row["max_occupancy"], "lower", 0.005, relative=False)
         yield Metric(f"{key}.split_tool_pairs", row["split_tool_pairs"], "lower", 0, relative=False)
-        yield Metric(f"{key}.facts_retained_pct", row["retained_pct"], "higher", 0, relative=False)
-        yield Metric(f"{key}.median_compactions_survived", row["median_survived"], "higher", 0, relative=False)
+        if row["retained_pct"] is not None:  # a transcript workload plants no facts
+            yield Metric(f"{key}.facts_retained_pct", row["retained_pct"], "higher", 0, relative=False)
+        if row["median_survived"] is not None:
+            yield Metric(f"{key}.median_compactions_survived", row["median_survived"], "higher", 0, relative=False)
+
+
+def _transcripts(run_dir: Path) -> Iterator[Metric]:
+    summary = _table(run_dir, "usage_summary")
+    if summary is not None:
+        for row in summary.iter_rows(named=True):
+            key = f"transcripts.{row['format']}.{row['tier']}"
+            # Estimates of fixed transcripts are deterministic: half a percentage point is a real change.
+            for column in ("mape_pct", "mape_overhead_pct", "test_mape_pct"):
+                if row[column] is not None:
+                    yield Metric(f"{key}.{column}", row[column], "lower", 0.5, relative=False)
+    replays = _table(run_dir, "transcript_compaction")
+    if replays is not None:
+        for row in replays.iter_rows(named=True):
+            key = f"transcripts.{row['session']}.{row['window']}.{row['tier']}"
+            yield Metric(f"{key}.aptmem_compactions", row["aptmem_compactions"], "equal", 0, relative=False)
+            yield Metric(f"{key}.split_tool_pairs", row["split_tool_pairs"], "lower", 0, relative=False)
+
+
+def _fuzz(run_dir: Path) -> Iterator[Metric]:
+    table = _table(run_dir, "fuzz")
+    if table is None:
+        return
+    for (name,), part in table.group_by("target", maintain_order=True):
+        target = name.replace(":", ".")  # big_line:scan -> big_line.scan
+        # Any of these is a bug the fuzzer found, whatever the machine: held at zero.
+        yield Metric(f"fuzz.{target}.unexpected_exceptions", float(part["unexpected_exceptions"].sum()), "lower", 0, relative=False)
+        yield Metric(f"fuzz.{target}.lost_good_lines", float(part["lost_good_lines"].sum()), "lower", 0, relative=False)
+        yield Metric(f"fuzz.{target}.invented_entries", float(part["invented_entries"].sum()), "lower", 0, relative=False)
+        yield Metric(f"fuzz.{target}.violations", float(part["violations"].sum()), "lower", 0, relative=False)
 
 
 #: Functions that read one measurement's tables and yield its metrics (nothing if it was not run).
-COLLECTORS: list[Callable[[Path], Iterator[Metric]]] = [_write_cost, _memory, _crash, _concurrency, _tokens, _compaction]
+COLLECTORS: list[Callable[[Path], Iterator[Metric]]] = [_write_cost, _memory, _crash, _crash_explore, _concurrency, _hostile,
+                                                         _tokens, _compaction, _transcripts, _fuzz]
 
 
 def collect_metrics(run_dir: Path) -> dict[str, Metric]:

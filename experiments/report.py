@@ -15,9 +15,13 @@ import msgspec
 from experiments.comparison_report import comparison_section
 from experiments.compaction_report import compaction_section
 from experiments.concurrency_report import concurrency_section
+from experiments.crash_explore_report import crash_explore_section
 from experiments.crash_report import crash_section
+from experiments.fuzz_report import fuzz_section
+from experiments.hostile_report import hostile_section
 from experiments.memory_report import memory_section
 from experiments.tokens_report import tokens_section
+from experiments.transcripts_report import transcripts_section
 from experiments.write_cost_report import write_cost_section
 
 __all__ = ["build_report", "SECTIONS"]
@@ -28,9 +32,13 @@ SECTIONS: list[Callable[[Path], str | None]] = [
     write_cost_section,
     memory_section,
     crash_section,
+    crash_explore_section,
     concurrency_section,
+    hostile_section,
+    fuzz_section,
     tokens_section,
     compaction_section,
+    transcripts_section,
 ]
 
 

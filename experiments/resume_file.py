@@ -13,7 +13,7 @@ benchmark).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -51,6 +51,10 @@ class ResumeSession:
     ``keep_turns`` turns; then ``tail_entries`` more entries of the conversation. ``workload``
     gives the seed and the content settings; its ``turns`` and ``max_entries`` are replaced by as
     many turns as the size needs. Iterate once: the generator is not restartable.
+
+    ``entries`` replaces the generated history by a given one (a real transcript): it is read up to
+    the target size, or whole if it is smaller (then :attr:`exhausted` is True and the session is
+    smaller than the target); the marker keeps its last ``keep_turns`` turns (all, if it has fewer).
     """
 
     def __init__(
@@ -62,6 +66,7 @@ class ResumeSession:
         keep_turns: int = 10,
         tail_entries: int = 20,
         path: str = "",
+        entries: Iterable[Entry] | None = None,
     ) -> None:
         if target_bytes < 1 or keep_turns < 1 or tail_entries < 0:
             raise ValueError("target_bytes and keep_turns must be >= 1, tail_entries >= 0")
@@ -73,14 +78,21 @@ class ResumeSession:
         self.target_bytes = target_bytes
         self.keep_turns = keep_turns
         self.tail_entries = tail_entries
+        self.entries = entries
+        #: whether the given history ended before the target size (set by the iteration)
+        self.exhausted = False
         #: filled in by the iteration (``path`` is only a label here; :func:`build_resume_file` sets it).
         self.info = ResumeFile(path=path, bytes=0, entries=0, marker_line=0, first_kept="", live_entries=0,
                                live_bytes=0, seed=self.config.seed)
 
     def __iter__(self) -> Iterator[tuple[Entry, bytes]]:
         """Yield ``(entry, its JSONL line)`` in order (the line is what the size counts)."""
-        source = SessionGenerator(self.config)
-        gen = iter(source)
+        if self.entries is None:
+            source = SessionGenerator(self.config)
+            gen = iter(source)
+        else:  # a given history: the generator only lends its text pools (for the summary), so plan one turn
+            source = SessionGenerator(WorkloadConfig(**{**vars(self.config), "turns": 1, "facts": 0}))
+            gen = iter(self.entries)
         turn_starts: list[tuple[int, str, int]] = []  # (entry index, user id, byte offset) per turn
         written = entries = 0
         last_ts = self.config.start_ts
@@ -97,8 +109,12 @@ class ResumeSession:
             entries += 1
             last_ts = entry.ts
         else:
-            raise RuntimeError("the workload ran out of turns before the target size; raise _BYTES_PER_TURN_LOW")
-        first_index, first_kept, first_offset = turn_starts[-self.keep_turns]
+            if self.entries is None:
+                raise RuntimeError("the workload ran out of turns before the target size; raise _BYTES_PER_TURN_LOW")
+            self.exhausted = True  # a given history smaller than the target: all of it is the history
+        if not turn_starts:
+            raise ValueError("the history has no user turn for the compaction marker to keep")
+        first_index, first_kept, first_offset = turn_starts[-min(self.keep_turns, len(turn_starts))]
         marker = Compaction(
             ts=last_ts + 1, id="compaction_0001", first_kept=first_kept,
             summary=f"Summary of turns 1-{len(turn_starts) - self.keep_turns}. " + source.pools.prose("english", 2000),

@@ -9,10 +9,14 @@ from omegaconf import MISSING
 
 from experiments.compaction_job import CompactionSettings
 from experiments.concurrency_job import ConcurrencySettings
+from experiments.crash_explore_job import CrashExploreSettings
 from experiments.crash_job import CrashSettings
+from experiments.fuzz_job import FuzzSettings
 from experiments.memory_job import MemorySettings
 from experiments.tokens_job import TokensSettings
+from experiments.transcripts_job import TranscriptsSettings
 from experiments.workload import WorkloadConfig
+from experiments.workloads import TranscriptWorkload
 from experiments.write_cost_job import WriteCostSettings
 
 __all__ = ["RunConfig", "StrategyConfig", "register"]
@@ -30,7 +34,7 @@ class StrategyConfig:
 
 
 def _all_measures() -> list[str]:
-    return ["write_cost", "memory", "crash", "concurrency", "anatomy", "tokens", "compaction"]
+    return ["write_cost", "memory", "crash", "concurrency", "hostile", "anatomy", "tokens", "compaction", "transcripts"]
 
 
 @dataclass
@@ -43,13 +47,21 @@ class RunConfig:
     #: the measurements to make, in this order (see experiments/measures.py)
     measure: list[str] = field(default_factory=_all_measures)
     strategy: dict[str, StrategyConfig] = field(default_factory=dict)
-    workload: WorkloadConfig = field(default_factory=WorkloadConfig)
+    #: the workload group's choice, typed by its own schema: WorkloadConfig (synthetic) or
+    #: TranscriptWorkload (transcript); the group always sets it
+    workload: Any = MISSING
     write_cost: WriteCostSettings = field(default_factory=WriteCostSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     crash: CrashSettings = field(default_factory=CrashSettings)
+    #: the crash-state explorer (not in the default measure list: experiment=crash_explore runs it)
+    crash_explore: CrashExploreSettings = field(default_factory=CrashExploreSettings)
     concurrency: ConcurrencySettings = field(default_factory=ConcurrencySettings)
     tokens: TokensSettings = field(default_factory=TokensSettings)
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    transcripts: TranscriptsSettings = field(default_factory=TranscriptsSettings)
+    #: fuzzed input through the reader, fsck, tokens and decode_line (not in the default measure list:
+    #: experiment=full runs it at size)
+    fuzz: FuzzSettings = field(default_factory=FuzzSettings)
 
 
 def register() -> None:
@@ -59,3 +71,4 @@ def register() -> None:
     cs = ConfigStore.instance()
     cs.store(name="run_schema", node=RunConfig)
     cs.store(group="workload", name="synthetic_schema", node=WorkloadConfig)
+    cs.store(group="workload", name="transcript_schema", node=TranscriptWorkload)

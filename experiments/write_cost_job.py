@@ -17,9 +17,12 @@ from pathlib import Path
 import msgspec
 import polars as pl
 
+from aptmem.entries import encode_line
+
 from experiments.runinfo import run_metadata
 from experiments.strategy_configs import load_strategy
-from experiments.workload import WorkloadConfig, generate
+from experiments.workload import WorkloadConfig
+from experiments.workloads import workload_entries, workload_name
 from experiments.write_cost import measure_strategies
 from experiments.write_cost_summary import goals, summarize
 
@@ -67,16 +70,17 @@ def run_write_cost(
     tmp: str | None = None,
     progress: Callable[[int], object] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Measure ``names`` on a session of ``workload`` (``settings.entries`` long); write the tables to ``out``."""
+    """Measure ``names`` on a session of ``workload`` (``settings.entries`` long, or all a transcript
+    workload holds if fewer); write the tables to ``out``."""
     started = time.perf_counter_ns()
-    session = generate(WorkloadConfig(**{**vars(workload), "max_entries": settings.entries}))
+    entries = workload_entries(workload, limit=settings.entries)
     limits = _limits(settings)
-    samples = measure_strategies(list(names), session.entries, limits=limits, base_dir=tmp,
+    samples = measure_strategies(list(names), entries, limits=limits, base_dir=tmp,
                                  sync_baseline=settings.sync_baseline, progress=progress)
     meta = run_metadata()
     samples = samples.with_columns(
-        pl.lit("synthetic").alias("workload"), pl.lit(workload.seed).alias("seed"),
-        pl.lit(settings.entries).alias("session_entries"),
+        pl.lit(workload_name(workload)).alias("workload"), pl.lit(workload.seed).alias("seed"),
+        pl.lit(len(entries)).alias("session_entries"),
         pl.lit(meta["commit"]).alias("commit"), pl.lit(meta["machine"]).alias("machine"),
     )
     summary = summarize(samples, early=tuple(settings.early), late_size=settings.late_size)  # type: ignore[arg-type]
@@ -84,9 +88,10 @@ def run_write_cost(
     capped = sorted({str(_config(n).name) for n in names
                      if limits.get(str(_config(n).family), settings.entries) < settings.entries})
     notes = {
-        "entries": settings.entries,
+        "entries": len(entries),
+        "workload": workload_name(workload),
         "seed": workload.seed,
-        "session_mb": round(len(session.encode()) / 1e6, 1),
+        "session_mb": round(sum(len(encode_line(e)) for e in entries) / 1e6, 1),
         "sync_baseline": settings.sync_baseline,
         "early": list(settings.early),
         "late_size": settings.late_size,

@@ -59,7 +59,7 @@ def write_cost_section(run_dir: Path) -> str | None:
     lines = [
         "## Write cost per append",
         "",
-        f"- Session: {notes['entries']} entries of the synthetic workload (seed {notes['seed']}), "
+        f"- Session: {notes['entries']} entries of the {notes.get('workload', 'synthetic')} workload (seed {notes['seed']}), "
         f"{notes['session_mb']} MB as JSONL; every append timed with `perf_counter_ns`, every sample kept.",
         "- Beside each append, in the same run and in a random order per entry: a raw `os.write` of the same "
         "line to an `O_APPEND` file, aptmem's encoding of a fresh copy of the entry, and "

@@ -46,9 +46,11 @@ TINY = [
     "memory.sizes_mb=[0.2]", "memory.repeats=1", "memory.trace=false", "memory.strategies=[]",
     "crash.kills=1", "crash.compaction_kills=1", "crash.images=1", "crash.entries=40", "crash.damages=[torn,drop]",
     "crash.modes=[skip]",
-    "concurrency.writers=2", "concurrency.appends=5",
+    "concurrency.writers=2", "concurrency.appends=5", "concurrency.cli_appends=20", "concurrency.max_bytes_per_writer=2000000",
+    "concurrency.sidecar_sets=5",
     "tokens.per_kind=10", "tokens.repeats=1", "tokens.growth_entries=50",
     "compaction.windows=[8000]", "compaction.turns=30", "compaction.facts=5",
+    "transcripts.tiers=[rough:bytes,medium]", "transcripts.windows=[32000]",
     "progress=false",
 ]
 
@@ -59,8 +61,9 @@ def test_a_tiny_run_of_every_measurement_writes_every_table_and_figure(tmp_path:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == str(run_dir / "report.md")
     tables = {p.stem for p in run_dir.glob("*.parquet")}
-    for name in ("write_cost_samples", "memory", "recovery", "concurrency", "anatomy", "tokens", "token_speed",
-                 "occupancy", "compaction", "facts"):
+    for name in ("write_cost_samples", "memory", "recovery", "concurrency", "concurrency_modes", "hostile", "anatomy",
+                 "tokens", "token_speed",
+                 "occupancy", "compaction", "facts", "usage", "usage_summary", "transcript_compaction"):
         assert name in tables, name
         assert (run_dir / f"{name}.csv").exists(), name
         table = pl.read_parquet(run_dir / f"{name}.parquet")
@@ -68,10 +71,10 @@ def test_a_tiny_run_of_every_measurement_writes_every_table_and_figure(tmp_path:
         assert {"commit", "machine"} <= set(table.columns), name
     figures = {p.name for p in (run_dir / "figures").iterdir()}
     assert {"append_latency.png", "load_time.png", "peak_memory.png", "recovery_outcomes.png", "token_error.png",
-            "compaction_occupancy.png", "pareto.png"} <= figures
+            "compaction_occupancy.png", "pareto.png", "transcript_usage.png", "transcript_compaction.png"} <= figures
     text = (run_dir / "report.md").read_text(encoding="utf-8")
     for heading in ("## The three approaches compared", "## Write cost per append", "## Crash recovery",
-                    "## Concurrency safety"):
+                    "## Concurrency safety", "## Hostile input", "## Real transcripts"):
         assert heading in text, heading
     assert "not measured" not in text.split("## Write cost")[0], "every cell of the comparison is measured"
 

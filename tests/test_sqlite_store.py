@@ -87,7 +87,7 @@ def test_damaged_payload_is_reported(tmp_path: Path) -> None:
     report = store.recover(SID)
     assert not report.loadable
     assert report.damaged_lines == [2]
-    assert report.actions == ["PRAGMA quick_check: ok"]
+    assert report.actions == ["PRAGMA integrity_check: ok"]
     store.close()
 
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from aptmem.errors import AptmemError, CorruptLogError
 
-__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_DAMAGE", "EXIT_USAGE"]
+__all__ = ["main", "build_parser", "one_line", "EXIT_OK", "EXIT_DAMAGE", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_DAMAGE = 1
@@ -27,13 +27,18 @@ EXIT_USAGE = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every command registered."""
-    from aptmem.cli import compaction, fsck, sessions, tokens
+    from aptmem.cli import append, compaction, fsck, imports, sessions, tokens, usage_check
 
     parser = argparse.ArgumentParser(prog="aptmem", description="Agent memory sessions: check, read, create, continue.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (fsck, sessions, tokens, compaction):
+    for module in (append, fsck, sessions, tokens, compaction, imports, usage_check):
         module.register(commands)
     return parser
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped, so an error naming a hostile path stays one line."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,13 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except CorruptLogError as exc:
-        print(f"aptmem: {exc}", file=sys.stderr)
+        print(f"aptmem: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_DAMAGE
     except AptmemError as exc:
-        print(f"aptmem: {exc}", file=sys.stderr)
+        print(f"aptmem: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except ValueError as exc:  # bad option values the library rejects (e.g. an unknown mode)
-        print(f"aptmem: {exc}", file=sys.stderr)
+        print(f"aptmem: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (``aptmem cat ... | head``): not an error. Point stdout at
@@ -60,5 +65,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"aptmem: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"aptmem: {one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return EXIT_USAGE

@@ -2,8 +2,10 @@
 
 With ``--json`` the last line printed is one JSON object: the recovery report (``entries``,
 ``damaged_lines``, ``torn_tail_bytes``, ``loadable``, ``repaired``, ``quarantined``, ...) plus
-``file``, ``clean`` and ``file_mode``. Exit 0 when the file is clean, 1 when
-damage was found (repaired or not), 2 on bad usage or input that is not a session.
+``file``, ``clean``, ``file_mode`` (e.g. ``"0600"``), ``file_mode_ok`` (False when group or
+others may read or write it: session files are 0600) and ``warnings`` (one line each). Exit 0 when
+the file is clean, 1 when damage was found (repaired or not), 2 on bad usage or input that is not
+a session. A loose file mode is a warning, not damage: it does not change the exit code.
 """
 
 from __future__ import annotations
@@ -50,16 +52,23 @@ def run(args: argparse.Namespace) -> int:
             report = repair_log(path, args.mode, args.line_cap)
     good_lines = report.good_lines
     mode_bits = stat.S_IMODE(os.lstat(path).st_mode)
+    warnings = [_mode_warning(mode_bits)] if mode_bits & 0o077 else []
     if args.json:
         out = msgspec.to_builtins(report)
-        out.update(file=str(path), clean=report.clean, file_mode=f"{mode_bits:04o}")
+        out.update(file=str(path), clean=report.clean, file_mode=f"{mode_bits:04o}", file_mode_ok=not warnings,
+                   warnings=warnings)
         sys.stdout.write(msgspec.json.encode(out).decode() + "\n")
     else:
-        _print_human(path, report, good_lines, mode_bits)
+        _print_human(path, report, good_lines, warnings)
     return 0 if report.clean else 1
 
 
-def _print_human(path: Path, report: RecoveryReport, good_lines: int, mode_bits: int) -> None:
+def _mode_warning(mode_bits: int) -> str:
+    """The warning for a session file that group or others may read or write."""
+    return f"file mode is {mode_bits:04o}; session files should be 0600 (chmod 600 fixes it)"
+
+
+def _print_human(path: Path, report: RecoveryReport, good_lines: int, warnings: list[str]) -> None:
     """Print the report for a person: what was found, what the mode keeps, what was done."""
     if report.clean:
         print(f"{path}: clean, {report.entries} entries")
@@ -80,8 +89,8 @@ def _print_human(path: Path, report: RecoveryReport, good_lines: int, mode_bits:
         print(f"  repaired: {action}")
     if not report.clean and not report.repaired and report.loadable:
         print("  (nothing changed; run with --repair to fix)")
-    if mode_bits & 0o077:
-        print(f"  warning: file mode is {mode_bits:04o}; session files should be 0600")
+    for warning in warnings:
+        print(f"  warning: {warning}")
 
 
 def _plural(n: int, noun: str) -> str:

@@ -15,15 +15,20 @@ and the exit code is 2. An unavailable tokenizer stops before any file is read (
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import sys
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
 from aptmem.tokens.base import TIERS
 
 __all__ = ["register"]
+
+_CHUNK = 1 << 20
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -46,27 +51,48 @@ def _read(name: str) -> bytes:
     return Path(name).read_bytes()
 
 
-def _count_entries(estimator: object, name: str, raw: bytes, live: bool) -> dict[str, int]:
-    from aptmem.entries import decode_line
-    from aptmem.errors import InvalidEntry
+def _open(name: str) -> BinaryIO:
+    """A seekable binary stream of a file, or of stdin's bytes (``-``, read once)."""
+    if name == "-":
+        return io.BytesIO(sys.stdin.buffer.read())
+    return open(name, "rb")
+
+
+def _count_entries(estimator: object, name: str, stream: BinaryIO, live: bool) -> dict[str, int]:
+    """Count a session's entries as the log reader sees them, one line at a time.
+
+    The lines are those of :func:`aptmem.logreader.iter_lines`: split on ``\\n`` only (a
+    ``\\r`` inside a line is not a line end), a BOM and CRLF tolerated, a line over the cap
+    damaged without being held. So the entries counted are exactly the entries a store reads,
+    and memory stays bounded by the line cap, not the file.
+    """
+    from aptmem.logreader import iter_lines
     from aptmem.tokens.render import count_entry
 
     if live:
         from aptmem.tailscan import read_live_tail
 
         entries = read_live_tail(name)
-        damaged = 0
-    else:
-        entries, damaged = [], 0
-        for line in raw.splitlines():
-            if not line.strip():
-                continue
-            try:
-                entries.append(decode_line(line))
-            except InvalidEntry:
-                damaged += 1
-    tokens = sum(count_entry(estimator, e) for e in entries)  # type: ignore[arg-type]
-    return {"tokens": tokens, "entries": len(entries), "damaged_lines": damaged}
+        tokens = sum(count_entry(estimator, e) for e in entries)  # type: ignore[arg-type]
+        return {"tokens": tokens, "entries": len(entries), "damaged_lines": 0}
+    tokens = count = damaged = 0
+    for line in iter_lines(stream):  # type: ignore[arg-type]
+        if line.kind == "good":
+            tokens += count_entry(estimator, line.entry)  # type: ignore[arg-type]
+            count += 1
+        elif line.kind == "damaged":
+            damaged += 1
+    return {"tokens": tokens, "entries": count, "damaged_lines": damaged}
+
+
+def _measure_text(stream: BinaryIO) -> tuple[int, int]:
+    """Characters (invalid UTF-8 read as U+FFFD) and bytes of a file, read in chunks."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    chars = size = 0
+    while chunk := stream.read(_CHUNK):
+        size += len(chunk)
+        chars += len(decoder.decode(chunk))
+    return chars + len(decoder.decode(b"", final=True)), size
 
 
 def run_tokens(args: argparse.Namespace) -> int:
@@ -82,24 +108,32 @@ def run_tokens(args: argparse.Namespace) -> int:
     status = 0
     totals = 0
     for name in args.files:
+        started = time.perf_counter_ns()
         try:
-            raw = _read(name)
+            if args.entries:
+                # A session is streamed, never read whole: a multi-GB line costs one line cap.
+                with _open(name) as stream:
+                    result = _count_entries(estimator, name, stream, args.live)
+                    ended = time.perf_counter_ns()
+                    stream.seek(0)
+                    chars, size = _measure_text(stream)
+            else:
+                raw = _read(name)
+                # Bytes that are not UTF-8 become U+FFFD, as a model's client would send them.
+                text = raw.decode("utf-8", "replace")
+                started = time.perf_counter_ns()  # a plain text is timed counting, not reading
+                result = {"tokens": estimator.count(text)}
+                ended = time.perf_counter_ns()
+                chars, size = len(text), len(raw)
         except OSError as exc:
             print(f"aptmem: {name}: {exc.strerror or exc}", file=sys.stderr)
             status = 2
             continue
-        # Bytes that are not UTF-8 become U+FFFD, as a model's client would send them.
-        text = raw.decode("utf-8", "replace")
-        started = time.perf_counter_ns()
-        if args.entries:
-            result = _count_entries(estimator, name, raw, args.live)
-        else:
-            result = {"tokens": estimator.count(text)}
-        seconds = (time.perf_counter_ns() - started) / 1e9
+        seconds = (ended - started) / 1e9
         totals += result["tokens"]
         if args.json:
             row = {"file": name, "tier": estimator.tier, "tokenizer": estimator.tokenizer, "estimator": estimator.name,
-                   **result, "chars": len(text), "bytes": len(raw), "seconds": round(seconds, 6)}
+                   **result, "chars": chars, "bytes": size, "seconds": round(seconds, 6)}
             print(msgspec.json.encode(row).decode())
         else:
             print(f"{result['tokens']:>10}  {name}")

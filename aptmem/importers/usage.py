@@ -1,0 +1,246 @@
+"""Ground truth from the provider: each tier's estimate of the context against the reported input tokens.
+
+Where an imported assistant reply carries the provider's usage, the real size of the request
+that produced it is known: Claude Code (Anthropic API) input_tokens + cache_creation_input_tokens
++ cache_read_input_tokens; pi input + cacheRead + cacheWrite. The context that request sent is
+the live context just before the reply: every entry before it (from the latest compaction on),
+which each tier counts with :func:`aptmem.tokens.count_entry`, as a session would.
+
+What the provider counts and the transcript does not hold, so no estimate of the transcript can
+see it: the system prompt, the tool definitions, project files the agent injects (CLAUDE.md),
+hook output and reminders added to messages on the way out, the chat format's own tokens. That
+part is roughly fixed within a session, so three views are reported per tier:
+
+* ``mape`` / ``median_ratio``: the estimate of the transcript alone against the reported count
+  (ratio = estimate / reported): what a memory that ignores the fixed part believes.
+* ``mape_overhead`` / ``median_ratio_overhead``: each session's fixed part measured once, at its
+  first request (reported - estimate), and added to the estimates of its later requests (the
+  first request is left out of this score: it was used). ``median_overhead`` is that part in tokens.
+* calibration: ``reported ~ intercept + slope * estimate`` fitted by least squares on some
+  sessions and scored (MAPE) on others: leave one session out when a format has several
+  sessions, else the first half of the session's requests against the second half (then the
+  test is not independent of the training, and the report says so).
+
+Caveats a reader must keep in mind: the precise tier counts with cl100k_base (OpenAI's), not
+the provider's tokenizer (Anthropic publishes none), so its "error" mixes two vocabularies;
+thinking blocks are counted as nothing (aptmem keeps them as metadata; whether a provider
+counts earlier turns' thinking varies by model); and a handful of sessions is a handful.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from aptmem.entries import Assistant, Compaction, Entry
+from aptmem.importers import claude_code, pi
+from aptmem.tokens import Estimator, count_entry, get_estimator
+
+__all__ = ["DEFAULT_TIERS", "Calibration", "Request", "TierStats", "calibrate", "estimator_for", "input_tokens",
+           "session_requests", "tier_stats"]
+
+#: The tiers compared by default: the cheap tiers and the reference tokenizer.
+DEFAULT_TIERS = ("rough:bytes", "medium", "precise:cl100k_base")
+
+
+class Request(msgspec.Struct, kw_only=True):
+    """One request of a session whose reply reported usage, with every tier's estimate of its context."""
+
+    session: str
+    format: str
+    #: 0-based among the session's requests with usage
+    index: int
+    #: 0-based position of the reply's assistant entry among the session's entries
+    seq: int
+    entry_id: str | None
+    ts: int
+    model: str | None
+    #: the input-side tokens the provider reported
+    reported: int
+    output: int | None
+    #: tier -> tokens of the live context before the reply, by that tier
+    estimates: dict[str, int]
+    #: entries in the live context before the reply
+    context_entries: int
+
+
+class TierStats(msgspec.Struct, kw_only=True):
+    """How one tier's estimates compare with the reported counts (percentages are in %)."""
+
+    tier: str
+    requests: int
+    mape: float | None
+    median_ratio: float | None
+    #: requests scored with each session's fixed part added (its first request left out)
+    overhead_requests: int
+    mape_overhead: float | None
+    median_ratio_overhead: float | None
+    #: median over sessions of (reported - estimate) at the session's first request, in tokens
+    median_overhead: float | None
+
+
+class Calibration(msgspec.Struct, kw_only=True):
+    """``reported ~ intercept + slope * estimate``: fitted on all requests, and scored out of sample."""
+
+    tier: str
+    #: leave one session out | chronological halves of one session | too few requests
+    split: str
+    folds: int
+    intercept: float | None
+    slope: float | None
+    train_mape: float | None
+    test_mape: float | None
+    test_requests: int
+
+
+def estimator_for(spec: str) -> Estimator:
+    """The estimator a tier spec names: ``rough:bytes``, ``rough:chars``, ``medium``, ``precise:<tokenizer>``."""
+    tier, _, option = spec.partition(":")
+    if tier == "rough":
+        return get_estimator("rough", unit=option or "bytes")
+    if tier == "medium" and not option:
+        return get_estimator("medium")
+    if tier == "precise":
+        return get_estimator("precise", option or None)
+    raise ValueError(f"unknown tier {spec!r}: use rough:bytes, rough:chars, medium or precise:<tokenizer>")
+
+
+def input_tokens(usage: dict[str, Any] | None) -> int | None:
+    """The input-side tokens of a usage dict of either format (None when it has none)."""
+    if not usage:
+        return None
+    return claude_code.input_side(usage) if "input_tokens" in usage else pi.input_side(usage)
+
+
+class _Live:
+    """The live context's per-tier totals, kept up to date entry by entry (compactions included)."""
+
+    def __init__(self, estimators: dict[str, Estimator]) -> None:
+        self.estimators = estimators
+        self.items: list[tuple[str | None, tuple[int, ...]]] = []
+        self.totals = [0] * len(estimators)
+
+    def counts(self, entry: Entry) -> tuple[int, ...]:
+        return tuple(count_entry(est, entry) for est in self.estimators.values())
+
+    def add(self, entry: Entry) -> None:
+        counts = self.counts(entry)
+        if isinstance(entry, Compaction):
+            # The live context becomes the summary, then the entries from first_kept on (none
+            # when it names none: Claude Code keeps only the summary).
+            start = len(self.items)
+            if entry.first_kept is not None:
+                start = next((i for i, (ident, _) in enumerate(self.items) if ident == entry.first_kept), start)
+            self.items = [(entry.id, counts), *self.items[start:]]
+            self.totals = [sum(c[i] for _, c in self.items) for i in range(len(counts))]
+            return
+        self.items.append((getattr(entry, "id", None), counts))
+        self.totals = [t + c for t, c in zip(self.totals, counts, strict=True)]
+
+
+def session_requests(entries: Iterable[Entry], estimators: dict[str, Estimator], *, session: str,
+                     fmt: str) -> tuple[list[Request], int]:
+    """Every request with usage of one session, with each tier's estimate; and how many replies had none."""
+    live = _Live(estimators)
+    requests: list[Request] = []
+    without = 0
+    for seq, entry in enumerate(entries):
+        if isinstance(entry, Assistant) and entry.usage is not None:
+            reported = input_tokens(entry.usage)
+            if reported:
+                output = entry.usage.get("output_tokens", entry.usage.get("output"))
+                requests.append(Request(session=session, format=fmt, index=len(requests), seq=seq, entry_id=entry.id,
+                                        ts=entry.ts, model=entry.model, reported=reported, output=output,
+                                        estimates=dict(zip(estimators, live.totals, strict=True)),
+                                        context_entries=len(live.items)))
+            else:
+                without += 1  # an aborted or failed request: the provider reported no input
+        live.add(entry)
+    return requests, without
+
+
+def _ape(estimate: float, reported: int) -> float:
+    return abs(estimate - reported) / reported * 100
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _by_session(requests: Sequence[Request]) -> dict[str, list[Request]]:
+    out: dict[str, list[Request]] = {}
+    for r in requests:
+        out.setdefault(r.session, []).append(r)
+    return out
+
+
+def tier_stats(requests: Sequence[Request], tier: str) -> TierStats:
+    """Raw and fixed-part-corrected error of one tier over ``requests``; see the module docstring."""
+    raw = [(r.estimates[tier], r.reported) for r in requests]
+    corrected: list[tuple[float, int]] = []
+    overheads: list[float] = []
+    for part in _by_session(requests).values():
+        first = part[0]
+        overhead = first.reported - first.estimates[tier]
+        overheads.append(overhead)
+        corrected += [(r.estimates[tier] + overhead, r.reported) for r in part[1:]]
+    return TierStats(
+        tier=tier, requests=len(raw),
+        mape=_mean([_ape(e, n) for e, n in raw]), median_ratio=_median([e / n for e, n in raw]),
+        overhead_requests=len(corrected),
+        mape_overhead=_mean([_ape(e, n) for e, n in corrected]),
+        median_ratio_overhead=_median([e / n for e, n in corrected]),
+        median_overhead=_median(overheads),
+    )
+
+
+def _fit(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """Least squares ``y ~ a + b x``; with one point or no spread in x, slope 1 and the mean difference."""
+    xs = [x for x, _ in points]
+    ys = [y for _, y in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    var = sum((x - mx) ** 2 for x in xs)
+    if len(points) < 2 or var == 0:
+        return my - mx, 1.0
+    slope = sum((x - mx) * (y - my) for x, y in points) / var
+    return my - slope * mx, slope
+
+
+def _score(points: Sequence[tuple[float, float]], fit: tuple[float, float]) -> list[float]:
+    a, b = fit
+    return [_ape(a + b * x, int(y)) for x, y in points]
+
+
+def calibrate(requests: Sequence[Request], tier: str) -> Calibration:
+    """Fit ``reported ~ intercept + slope * estimate`` and score it out of sample; see the module docstring."""
+    points = {name: [(float(r.estimates[tier]), float(r.reported)) for r in part]
+              for name, part in _by_session(requests).items()}
+    everything = [p for part in points.values() for p in part]
+    if len(everything) < 2:
+        return Calibration(tier=tier, split="too few requests", folds=0, intercept=None, slope=None,
+                           train_mape=None, test_mape=None, test_requests=0)
+    fit = _fit(everything)
+    train_mape = _mean(_score(everything, fit))
+    tested: list[float] = []
+    if len(points) >= 2:
+        split = "leave one session out"
+        for name, part in points.items():
+            train = [p for other, rest in points.items() if other != name for p in rest]
+            tested += _score(part, _fit(train))
+        folds = len(points)
+    else:
+        split = "chronological halves of one session"
+        half = len(everything) // 2
+        fit = _fit(everything[:half])  # the factor reported is the one the test scores
+        train_mape = _mean(_score(everything[:half], fit))
+        tested = _score(everything[half:], fit)
+        folds = 1
+    return Calibration(tier=tier, split=split, folds=folds, intercept=fit[0], slope=fit[1], train_mape=train_mape,
+                       test_mape=_mean(tested), test_requests=len(tested))

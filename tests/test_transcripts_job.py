@@ -1,0 +1,144 @@
+"""The ``transcripts`` measurement and transcripts as the harness's workload: tables with exact counts on
+the shared fixtures, the report section and its metrics, a missing folder, and every job fed a transcript."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from aptmem.entries import Compaction, Metadata, User
+from aptmem.store import select_live
+from experiments.compaction_job import CompactionSettings, run_compaction
+from experiments.compaction_report import compaction_section
+from experiments.metrics import collect_metrics
+from experiments.resume_file import ResumeSession
+from experiments.transcripts_job import TABLES, TranscriptsSettings, run_transcripts
+from experiments.transcripts_report import transcripts_section
+from experiments.workloads import TranscriptWorkload, entries_from_spec, workload_entries, workload_name, workload_spec
+from experiments.write_cost_job import WriteCostSettings, run_write_cost
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "real"
+SMALL = TranscriptsSettings(tiers=["rough:bytes", "medium"], windows=[200_000, 32_000])
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, pl.DataFrame]]:
+    out = tmp_path_factory.mktemp("transcripts")
+    steps: list[int] = []
+    tables = run_transcripts(SMALL, out, progress=steps.append)
+    assert sum(steps) == 4 * (1 + 2)  # per file: the usage, then one replay per window
+    return out, tables
+
+
+def test_tables_hold_exact_counts(run: tuple[Path, dict[str, pl.DataFrame]]) -> None:
+    out, tables = run
+    for name in TABLES:
+        assert (out / f"{name}.parquet").exists() and (out / f"{name}.csv").exists()
+        assert {"commit", "machine"} <= set(tables[name].columns)
+    usage = tables["usage"]
+    assert usage.height == (1 + 4 + 12 + 439) * 2
+    assert usage.group_by("session").agg(pl.col("request").n_unique()).sort("session").rows() == [
+        ("claude-code-short", 1), ("claude-code-subagent", 12), ("claude-code-tool_heavy", 4), ("pi-large-session", 439)]
+    summary = tables["usage_summary"]
+    assert summary.select("format", "tier", "sessions", "requests").sort("format", "tier").rows() == [
+        ("claude-code", "medium", 3, 17), ("claude-code", "rough:bytes", 3, 17),
+        ("pi", "medium", 1, 439), ("pi", "rough:bytes", 1, 439)]
+    assert set(summary["split"]) == {"leave one session out", "chronological halves of one session"}
+    replays = tables["transcript_compaction"]
+    assert replays.height == 4 * 2 and replays["agent_compactions"].sum() == 0  # no agent compacted in these files
+    pi32 = replays.filter((pl.col("session") == "pi-large-session") & (pl.col("window") == 32_000)).row(0, named=True)
+    assert (pi32["aptmem_compactions"], pi32["agent_rule_first_request"], pi32["split_tool_pairs"]) == (7, 2, 0)
+    pi200 = replays.filter((pl.col("session") == "pi-large-session") & (pl.col("window") == 200_000)).row(0, named=True)
+    # The provider's count crossed aptmem's trigger (160k) at request 393; aptmem's own estimate never did.
+    assert (pi200["aptmem_compactions"], pi200["reported_at_aptmem_trigger_request"], pi200["max_reported"]) == (0, 393, 177_604)
+    events = tables["transcript_compaction_events"]
+    assert events.filter(pl.col("source") == "aptmem").height == 7
+    assert events.filter(pl.col("source") == "agent_rule").height == 4  # every session passes 16k at window 32k
+
+
+def test_report_section_figures_and_metrics(run: tuple[Path, dict[str, pl.DataFrame]]) -> None:
+    out, _ = run
+    text = transcripts_section(out)
+    assert text is not None and text.startswith("## Real transcripts")
+    for phrase in ("leave one session out", "chronological halves", "Anthropic publishes none", "None of these sessions"):
+        assert phrase in text, phrase
+    assert (out / "figures" / "transcript_usage.png").exists() and (out / "figures" / "transcript_compaction.png").exists()
+    metrics = collect_metrics(out)
+    assert metrics["transcripts.pi.medium.mape_pct"].better == "lower"
+    assert metrics["transcripts.pi-large-session.32000.medium.aptmem_compactions"].value == 7
+    assert 15 < metrics["transcripts.pi.medium.mape_pct"].value < 40
+
+
+def test_a_missing_folder_skips_the_measurement_with_a_note(tmp_path: Path) -> None:
+    tables = run_transcripts(TranscriptsSettings(path=str(tmp_path / "absent")), tmp_path / "out")
+    assert all(t.height == 0 for t in tables.values())
+    notes = json.loads((tmp_path / "out" / "transcripts_notes.json").read_text())
+    assert "no such transcript or folder" in notes["skipped"]
+    assert "Not measured" in (transcripts_section(tmp_path / "out") or "")
+
+
+def test_an_agents_own_compaction_is_an_event(tmp_path: Path) -> None:
+    src = tmp_path / "cc.jsonl"
+    lines = (FIXTURES / "claude-code-subagent.jsonl").read_bytes().splitlines(keepends=True)
+    extra = [{"type": "system", "subtype": "compact_boundary", "uuid": "b", "timestamp": "2026-02-10T22:10:00.000Z",
+              "compactMetadata": {"trigger": "manual", "preTokens": 43900}},
+             {"type": "user", "uuid": "s", "timestamp": "2026-02-10T22:10:01.000Z", "isCompactSummary": True,
+              "message": {"role": "user", "content": "summary of the beads work"}}]
+    src.write_bytes(b"".join(lines[:92]) + b"".join(json.dumps(x).encode() + b"\n" for x in extra) + b"".join(lines[92:]))
+    tables = run_transcripts(TranscriptsSettings(path=str(src), tiers=["rough:bytes"], windows=[200_000]), tmp_path / "o")
+    agent = tables["transcript_compaction_events"].filter(pl.col("source") == "agent").row(0, named=True)
+    assert (agent["tokens"], agent["request"]) == (43_900, None)  # after the last request of the session
+    assert tables["transcript_compaction"]["agent_compactions"].to_list() == [1]
+
+
+def test_transcript_workload_entries_limit_and_spec() -> None:
+    workload = TranscriptWorkload()
+    entries = workload_entries(workload)
+    assert len(entries) == 11 + 73 + 27 + 1433 and workload_name(workload) == "transcript"
+    assert workload_entries(workload, limit=100) == entries[:100]
+    assert entries_from_spec(workload_spec(workload, 50)) == entries[:50]
+    with pytest.raises(ValueError):
+        TranscriptWorkload(format="word")
+    with pytest.raises(FileNotFoundError):
+        workload_entries(TranscriptWorkload(path="tests/fixtures/nowhere"))
+
+
+def test_an_original_compaction_becomes_metadata_in_the_workload(tmp_path: Path) -> None:
+    src = tmp_path / "pi.jsonl"
+    src.write_text("\n".join(json.dumps(x) for x in [
+        {"type": "session", "id": "s"}, {"type": "message", "id": "u", "message": {"role": "user", "content": "hi"}},
+        {"type": "compaction", "id": "c", "summary": "so far", "firstKeptEntryId": "u", "tokensBefore": 9}]) + "\n")
+    kept = workload_entries(TranscriptWorkload(path=str(src), source_compactions="keep"))
+    as_meta = workload_entries(TranscriptWorkload(path=str(src)))
+    assert isinstance(kept[-1], Compaction) and isinstance(as_meta[-1], Metadata)
+    assert as_meta[-1].kind == "source_compaction" and as_meta[-1].data["tokens_before"] == 9
+
+
+def test_resume_layout_from_a_transcript() -> None:
+    history = workload_entries(TranscriptWorkload(path=str(FIXTURES / "claude-code-subagent.jsonl")))
+    small = ResumeSession(20_000, entries=history, keep_turns=2, tail_entries=3)
+    entries = [e for e, _ in small]
+    assert not small.exhausted and select_live(entries)[0].id == "compaction_0001"
+    whole = ResumeSession(10**9, entries=history, keep_turns=2, tail_entries=3)
+    entries = [e for e, _ in whole]
+    assert whole.exhausted and whole.info.entries == len(history) + 1  # all of it, then the marker, no tail
+    live = select_live(entries)
+    assert len(live) == whole.info.live_entries and isinstance(live[1], User)
+
+
+def test_compaction_and_write_cost_jobs_take_a_transcript(tmp_path: Path) -> None:
+    workload = TranscriptWorkload(path=str(FIXTURES / "claude-code-subagent.jsonl"))
+    settings = CompactionSettings(windows=[8_000], tiers=["rough:bytes"], confirm=None)
+    tables = run_compaction(settings, workload, tmp_path / "c", tmp=str(tmp_path))
+    assert tables["occupancy"].height == 73 and tables["facts"].height == 0
+    assert tables["compaction"].height > 0
+    text = compaction_section(tmp_path / "c") or ""
+    assert "planted-fact scoring does not apply" in text and "Facts retained" not in text
+    assert not any("facts_retained" in name for name in collect_metrics(tmp_path / "c"))
+    wc = WriteCostSettings(entries=40, full_json_entries=0, early=(1, 10), late_size=10)
+    samples = run_write_cost(["jsonl_none"], wc, workload, tmp_path / "w", tmp=str(tmp_path))["write_cost_samples"]
+    assert samples["workload"].unique().to_list() == ["transcript"] and samples["session_entries"].unique().to_list() == [40]
