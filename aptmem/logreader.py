@@ -19,7 +19,7 @@ from aptmem.entries import Entry, decode_line
 from aptmem.errors import InvalidEntry, NotASessionError
 from aptmem.fsutil import open_read
 
-__all__ = ["DEFAULT_LINE_CAP", "LogLine", "iter_lines", "open_log"]
+__all__ = ["DEFAULT_LINE_CAP", "LogLine", "classify", "classify_segments", "iter_lines", "open_log"]
 
 #: The default cap on one line's length. It admits lines of 64 MiB, far above the 16 MiB an
 #: agent's largest tool result plausibly needs, while bounding a reader's memory.
@@ -96,10 +96,31 @@ def iter_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_off
         body = raw[:-1] if terminated else raw
         if body.endswith(b"\r"):
             body = body[:-1]
+        lead = 0
         if offset == 0 and body.startswith(_BOM):
-            body = body[len(_BOM) :]
-        yield classify(body, number, offset, length, terminated)
+            body, lead = body[len(_BOM) :], len(_BOM)
+        yield from classify_segments(body, number, offset, length, terminated, lead)
         offset += length
+
+
+def classify_segments(body: bytes, number: int, offset: int, length: int, terminated: bool, lead: int = 0) -> list[LogLine]:
+    """Classify one physical line, split after its last NUL byte when text follows it.
+
+    A write lost in a power loss can come back as NUL bytes with no line end, so the next
+    intact line is glued onto them. A valid JSON line never holds a raw NUL, so the bytes up to
+    the last NUL are damage of their own and what follows is classified as a line: the intact
+    entry is kept instead of being lost with the damage. ``lead`` counts bytes before ``body``
+    in the line (a BOM).
+    """
+    cut = body.rfind(b"\x00")
+    if cut < 0 or not body[cut + 1 :].strip():
+        return [classify(body, number, offset, length, terminated)]
+    head = lead + cut + 1
+    return [
+        # Not torn: the damage is followed by more of the file on the same line.
+        classify(body[: cut + 1], number, offset, head, True),
+        classify(body[cut + 1 :], number, offset + head, length - head, terminated),
+    ]
 
 
 def classify(body: bytes, number: int, offset: int, length: int, terminated: bool) -> LogLine:

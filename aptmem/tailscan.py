@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from aptmem.entries import Compaction, Entry
 from aptmem.errors import CorruptLogError
-from aptmem.logreader import DEFAULT_LINE_CAP, LogLine, classify, open_log
+from aptmem.logreader import DEFAULT_LINE_CAP, LogLine, classify_segments, open_log
 
 __all__ = ["read_live_tail", "iter_lines_reversed"]
 
@@ -65,28 +65,29 @@ def iter_lines_reversed(path: str | os.PathLike[str], cap: int = DEFAULT_LINE_CA
                 if nl < 0:
                     break
                 start = position + nl + 1
-                yield _finish(parts, start, seg_end, seg_end < end or ends_with_newline, overflow, cap)
+                yield from _finish(parts, start, seg_end, seg_end < end or ends_with_newline, overflow, cap)
                 parts, held, overflow = [], 0, False
                 seg_end = start
                 limit = cap + 1  # every line before the last one ends with "\n"
                 upto = nl + 1
         if seg_end > 0:
-            yield _finish(parts, 0, seg_end, seg_end < end or ends_with_newline, overflow, cap)
+            yield from _finish(parts, 0, seg_end, seg_end < end or ends_with_newline, overflow, cap)
 
 
-def _finish(parts: list[bytes], start: int, seg_end: int, terminated: bool, overflow: bool, cap: int) -> LogLine:
-    """Classify one line found going backwards, from its pieces (newest first)."""
+def _finish(parts: list[bytes], start: int, seg_end: int, terminated: bool, overflow: bool, cap: int) -> list[LogLine]:
+    """Classify one line found going backwards, from its pieces (newest first); newest segment first."""
     length = seg_end - start
     if overflow:
-        return LogLine(-1, start, length, "damaged", terminated, reason=f"line longer than the cap of {cap} bytes")
+        return [LogLine(-1, start, length, "damaged", terminated, reason=f"line longer than the cap of {cap} bytes")]
     body = b"".join(reversed(parts))
     if terminated:
         body = body[:-1]
     if body.endswith(b"\r"):
         body = body[:-1]
+    lead = 0
     if start == 0 and body.startswith(b"\xef\xbb\xbf"):
-        body = body[3:]
-    return classify(body, -1, start, length, terminated)
+        body, lead = body[3:], 3
+    return classify_segments(body, -1, start, length, terminated, lead)[::-1]
 
 
 def read_live_tail(path: str | os.PathLike[str], mode: str = "skip", cap: int = DEFAULT_LINE_CAP) -> list[Entry]:

@@ -31,6 +31,7 @@ import msgspec
 import polars as pl
 from omegaconf import OmegaConf
 
+from experiments.concurrency_modes import signal_go
 from experiments.runinfo import REPO_ROOT, run_metadata
 from experiments.strategy_configs import build_store, load_strategy
 from experiments.write_cost import strategy_info
@@ -115,9 +116,7 @@ def _measure(cfg: Any, settings: ConcurrencySettings, root: Path) -> dict[str, A
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
     time.sleep(0.3)  # let every writer import and open its store before the start signal
     started = time.perf_counter_ns()
-    for proc in procs:
-        proc.stdin.write("go\n")  # type: ignore[union-attr]
-        proc.stdin.flush()  # type: ignore[union-attr]
+    signal_go(procs)
     acknowledged, failed, errors = 0, 0, []
     for proc in procs:
         try:

@@ -97,6 +97,20 @@ def _feed(proc: subprocess.Popen[bytes], writer: int, appends: int, size: int, g
         pass
 
 
+def signal_go(procs: list[subprocess.Popen[Any]]) -> None:
+    """Send every waiting writer its start line.
+
+    A writer that already died (it could not even open its store) has closed its stdin: that is
+    not the harness's failure; :func:`_collect` reports its exit code and stderr.
+    """
+    for proc in procs:
+        try:
+            proc.stdin.write("go\n" if proc.text_mode else b"go\n")  # type: ignore[union-attr]
+            proc.stdin.flush()  # type: ignore[union-attr]
+        except (BrokenPipeError, ValueError):
+            pass
+
+
 def _collect(procs: list[subprocess.Popen[bytes]], timeout: float) -> tuple[list[int], int, list[str]]:
     """Wait for every writer; return acknowledged counts, how many failed, and their errors."""
     acknowledged, failed, errors = [], 0, []
@@ -205,9 +219,7 @@ def measure_sidecar_mode(mode: str, root: Path, session: str, *, writers: int, s
                               stderr=subprocess.PIPE, env=_env(), cwd=REPO_ROOT) for w in range(writers)]
     _wait_until_reading(procs)
     started = time.perf_counter_ns()
-    for proc in procs:
-        proc.stdin.write(b"go\n")  # type: ignore[union-attr]
-        proc.stdin.flush()  # type: ignore[union-attr]
+    signal_go(procs)
     acknowledged, failed, errors = _collect(procs, timeout)
     wall = time.perf_counter_ns() - started
     try:

@@ -21,6 +21,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 __all__ = ["INPUT_KINDS", "MUTATIONS", "FuzzInput", "Seed", "builtin_sessions", "builtin_transcripts",
            "load_corpus", "make_input", "mutate"]
 
@@ -29,7 +31,8 @@ INPUT_KINDS = ("random_bytes", "real_transcript", "aptmem_session")
 
 #: Every mutation kind, in the order the settings list them.
 MUTATIONS = ("bit_flip", "byte_insert", "byte_delete", "truncate", "splice_lines", "nul_bytes",
-             "huge_number", "deep_nesting", "invalid_utf8", "crlf_bom", "duplicate_lines", "long_line")
+             "huge_number", "deep_nesting", "invalid_utf8", "crlf_bom", "duplicate_lines", "long_line",
+             "retype_value")
 
 # Bytes that matter to a JSON-lines parser: biased random inputs draw from these half the time.
 _JSONISH = b'{}[]",:\\\n\r\t 0123456789.-+eEtrufalsn\x00\xef\xbb\xbf'
@@ -163,6 +166,39 @@ def _sized_line(rng: random.Random, size: int) -> bytes:
     return head + b"x" * max(0, size - len(head) - 2) + b'"}' + rng.choice([b"\n", b"\r\n", b""])
 
 
+#: What a field's value is replaced with by ``retype_value``: every JSON type, and edge values of each.
+_VALUES = (None, True, 0, -1, 2**63, 1.5, "", "帮我 🙂", [], [None], {}, {"type": 7}, {"text": None})
+
+
+def _retype_value(rng: random.Random, buf: bytearray) -> bytearray:
+    """Change one value (or drop one key) deep inside one JSON line, keeping the line valid JSON.
+
+    Byte-level mutations rarely get past the parser; this one hands the importers and the entry
+    decoder well-formed lines whose fields have the wrong type or are missing.
+    """
+    begin = _line_start(rng, buf)
+    end = buf.find(b"\n", begin)
+    end = len(buf) if end < 0 else end
+    try:
+        obj = msgspec.json.decode(bytes(buf[begin:end]))
+    except (msgspec.DecodeError, RecursionError):
+        return buf
+    node, parent, key = obj, None, None
+    for _ in range(rng.randint(1, 6)):  # walk down a random path
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        if not children:
+            break
+        parent, (key, node) = node, rng.choice(children)
+    if parent is None:
+        return buf
+    if isinstance(parent, dict) and rng.random() < 0.25:
+        del parent[key]
+    else:
+        parent[key] = rng.choice(_VALUES)
+    buf[begin:end] = msgspec.json.encode(obj)
+    return buf
+
+
 def mutate(rng: random.Random, data: bytes, kind: str, small_cap: int = 4096) -> bytes:
     """Return ``data`` changed by one mutation of ``kind`` (see :data:`MUTATIONS`)."""
     buf = bytearray(data)
@@ -184,10 +220,14 @@ def mutate(rng: random.Random, data: bytes, kind: str, small_cap: int = 4096) ->
         buf[at:at] = other
     elif kind == "nul_bytes":
         run = rng.randint(1, 4096)
-        if rng.random() < 0.5:
+        choice = rng.randrange(3)
+        if choice == 0:
             buf[at : at + run] = b"\x00" * run  # a zero-filled block over the bytes (ext4 after a crash)
-        else:
+        elif choice == 1:
             buf[at:at] = b"\x00" * run
+        else:  # a lost write's zeros, no line end, then the next append's intact line
+            start = _line_start(rng, buf)
+            buf[start:start] = b"\x00" * run
     elif kind == "huge_number":
         digits = rng.choice([20, 40, 400, 4301, 10_000])
         number = (b"-" if rng.random() < 0.3 else b"") + b"9" * digits + (b".5e99999" if rng.random() < 0.3 else b"")
@@ -223,6 +263,8 @@ def mutate(rng: random.Random, data: bytes, kind: str, small_cap: int = 4096) ->
         size = rng.choice(_EDGES) + (small_cap - 4096 if rng.random() < 0.5 else 0)
         target = _line_start(rng, buf)
         buf[target:target] = _sized_line(rng, size)
+    elif kind == "retype_value":
+        buf = _retype_value(rng, buf)
     else:
         raise ValueError(f"unknown mutation {kind!r}; choose from {', '.join(MUTATIONS)}")
     return bytes(buf)

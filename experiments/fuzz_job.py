@@ -44,7 +44,7 @@ class FuzzSettings:
     inputs: int = 2000
     #: seed of every input (input i uses random.Random(f"{seed}-{i}"))
     seed: int = 0
-    #: the targets fuzzed: reader, fsck, tokens, decode_line
+    #: the targets fuzzed: reader, fsck, tokens, import, decode_line
     targets: list[str] = field(default_factory=lambda: list(TARGETS))
     #: what inputs are made from: random_bytes, real_transcript, aptmem_session (drawn evenly)
     kinds: list[str] = field(default_factory=lambda: list(INPUT_KINDS))
@@ -63,7 +63,7 @@ class FuzzSettings:
     big_line_bytes: int = 256 * 1024 * 1024
     #: the line cap the big line is read with (the library's default cap)
     big_line_cap: int = DEFAULT_LINE_CAP
-    #: readers of the big-line check: scan, tail, fsck, repair, tokens_entries
+    #: readers of the big-line check: scan, tail, fsck, repair, tokens_entries, import_source
     big_line_readers: list[str] = field(default_factory=lambda: list(READERS))
     #: memory a reader may add beyond two caps (one line, one transient copy) before it counts as unbounded, MB
     big_line_slack_mb: int = 64

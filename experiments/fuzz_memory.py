@@ -24,8 +24,10 @@ __all__ = ["READERS", "effective_cap", "make_big_line", "measure_reader", "memor
 
 #: The readers measured, each a way a user meets a huge line: scan (LogScan skip), tail
 #: (read_live_tail), fsck (the command's check), repair (repair_log skip: the line goes to the
-#: quarantine in chunks), tokens_entries (``aptmem tokens --entries``).
-READERS = ("scan", "tail", "fsck", "repair", "tokens_entries")
+#: quarantine in chunks), tokens_entries (``aptmem tokens --entries``), import_source (the
+#: importers' line reader, :class:`~aptmem.importers.base.SourceReader`, that ``aptmem import``
+#: and ``aptmem usage-check`` read a transcript with).
+READERS = ("scan", "tail", "fsck", "repair", "tokens_entries", "import_source")
 
 _HEAD = b'{"type":"user","content":"first","ts":1}\n{"type":"user","ts":2,"content":"'
 _TAIL = b'...the end"}'
@@ -45,10 +47,11 @@ def make_big_line(path: Path, size: int) -> int:
 
 
 def effective_cap(reader: str, cap: int) -> int:
-    """The cap a reader really reads with: ``aptmem tokens`` has no cap option, so it uses the default."""
+    """The cap a reader really reads with: ``aptmem tokens`` and ``aptmem import`` have no cap option,
+    so they use the default."""
     from aptmem.logreader import DEFAULT_LINE_CAP
 
-    return DEFAULT_LINE_CAP if reader == "tokens_entries" else cap
+    return DEFAULT_LINE_CAP if reader in ("tokens_entries", "import_source") else cap
 
 
 def memory_bound(cap: int, slack_bytes: int) -> int:
@@ -76,6 +79,12 @@ def _read(reader: str, path: str, cap: int) -> dict[str, Any]:
         report = repair_log(path, "skip", cap)
         quarantine_path(path).unlink(missing_ok=True)  # gigabytes of copied hole: not kept
         return {"entries": report.entries, "torn_tail_bytes": report.torn_tail_bytes}
+    if reader == "import_source":
+        from aptmem.importers.base import ImportReport, SourceReader
+
+        source = ImportReport(format="claude-code", source=path)
+        good = sum(1 for _ in SourceReader(path, source, cap=cap))
+        return {"good_lines": good, "torn_tail_bytes": source.torn_tail_bytes}
     from aptmem.cli import build_parser
 
     argv = ["fsck", path, "--json", "--line-cap", str(cap)] if reader == "fsck" else ["tokens", "--json", "--entries", path]
@@ -92,6 +101,7 @@ def _child(reader: str, path: str, cap: int) -> None:
 
     # Import what the read needs before the baseline, so the code is not counted as data.
     import aptmem.cli  # noqa: F401
+    import aptmem.importers.base  # noqa: F401
     import aptmem.recovery  # noqa: F401
     import aptmem.tailscan  # noqa: F401
     import aptmem.tokens.factory  # noqa: F401

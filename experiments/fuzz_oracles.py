@@ -2,8 +2,11 @@
 
 * :func:`lines_that_decode`: the entries of every physical line that decodes on its own
   (split on ``\\n`` only; one ``\\r`` before it and a BOM at the start of the file are part of
-  the line format, not of the entry). In ``skip`` mode the reader must return exactly these,
-  in order: fewer is a good line lost, more is an entry invented.
+  the line format, not of the entry; text after the last NUL byte of a line is a line of its
+  own). In ``skip`` mode the reader must return exactly these, in order: fewer is a good line
+  lost, more is an entry invented.
+* :func:`source_lines_that_decode`: the same for a source transcript (Claude Code, pi): which
+  physical lines are JSON objects with a string ``type``, the lines an import must read.
 * :func:`match_in_order`: how many of the expected entries a reader returned, in order.
 * :func:`reconstruct`: the original bytes rebuilt from a repaired log and its quarantine file:
   a repair may move bytes, never destroy them.
@@ -18,11 +21,13 @@ import msgspec
 
 from aptmem.entries import Entry, decode_line
 from aptmem.errors import InvalidEntry
+from aptmem.logreader import DEFAULT_LINE_CAP
 
-__all__ = ["lines_that_decode", "match_in_order", "quarantine_pieces", "reconstruct"]
+__all__ = ["lines_that_decode", "match_in_order", "quarantine_pieces", "reconstruct", "source_lines_that_decode"]
 
 _BOM = b"\xef\xbb\xbf"
 _HEADER = b"#aptmem-quarantine "
+_plain = msgspec.json.Decoder()
 
 
 def lines_that_decode(data: bytes, cap: int) -> list[Entry]:
@@ -42,6 +47,11 @@ def lines_that_decode(data: bytes, cap: int) -> list[Entry]:
             body = body[:-1]
         if number == 0 and body.startswith(_BOM):
             body = body[len(_BOM):]
+        cut = body.rfind(b"\x00")
+        if cut >= 0 and body[cut + 1 :].strip():
+            # A zero-filled lost write with an intact line glued on: JSON never holds a raw NUL,
+            # so the text after the last NUL is a line of its own (aptmem.logreader.classify_segments).
+            body = body[cut + 1 :]
         if not body.strip(b"\x00 \t\r\n\x0b\x0c"):
             continue  # blank or zero-filled: never an entry
         try:
@@ -49,6 +59,33 @@ def lines_that_decode(data: bytes, cap: int) -> list[Entry]:
         except InvalidEntry:
             continue
     return out
+
+
+def source_lines_that_decode(data: bytes, cap: int = DEFAULT_LINE_CAP) -> list[int]:
+    """The 1-based numbers of the physical lines of a source transcript (Claude Code, pi) that are
+    JSON objects with a string ``type``: the lines an import must read as good.
+
+    The line format is aptmem's (split on ``\\n``; a ``\\r`` before it and a BOM at the start
+    are not part of the line); a line over ``cap`` bytes is not expected to be read.
+    """
+    good = []
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    for number, body in enumerate(pieces, 1):
+        if len(body) > cap:
+            continue
+        if body.endswith(b"\r"):
+            body = body[:-1]
+        if number == 1 and body.startswith(_BOM):
+            body = body[len(_BOM):]
+        try:
+            obj = _plain.decode(body)
+        except (msgspec.DecodeError, RecursionError):
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("type"), str):
+            good.append(number)
+    return good
 
 
 def match_in_order(expected: Sequence[Entry], got: Sequence[Entry]) -> int:

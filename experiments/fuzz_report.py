@@ -81,7 +81,10 @@ def fuzz_section(run_dir: Path) -> str | None:
         "alone is read, in order, and nothing else; `read_live` equals `select_live` of the history; a repair "
         "leaves a clean log, is idempotent, and quarantine + repaired file give back the original bytes; a "
         "refused file is not touched; `fsck --repair` then `fsck` is clean; token counts are ints, 0 only "
-        "for empty text; `tokens --entries` counts exactly the reader's entries; a decoded entry re-encodes to itself.",
+        "for empty text; `tokens --entries` counts exactly the reader's entries; `import` reads every source line that "
+        "is a JSON object with a `type` (or its converter refuses it as damage, with a reason), reports every other "
+        "line as damage, and writes a session that reads back clean with exactly the entries of the source; a decoded "
+        "entry re-encodes to itself.",
     ]
     if notes.get("corpus_missing"):
         lines.append(f"- Corpus folders not found (left out): {', '.join(notes['corpus_missing'])}.")
@@ -90,8 +93,8 @@ def fuzz_section(run_dir: Path) -> str | None:
     if memory.height:
         lines += [
             f"One line of {notes['big_line_bytes'] / 2**20:,.0f} MiB with no newline (a sparse file), read by each "
-            f"reader in a fresh process with a line cap of {notes['big_line_cap'] / 2**20:,.0f} MiB (`aptmem tokens`, "
-            "which has no cap option, with the default). Bound: two caps (the line, and the transient copy "
+            f"reader in a fresh process with a line cap of {notes['big_line_cap'] / 2**20:,.0f} MiB (`aptmem tokens` "
+            "and the importers' reader, which have no cap option, with the default). Bound: two caps (the line, and the transient copy "
             "`readline` makes while joining its pieces) plus a slack for the interpreter.",
             "",
             markdown_table(memory, {c: _mib for c in ("line MiB", "cap MiB", "peak RSS growth MiB", "traced peak MiB", "bound MiB")}

@@ -17,6 +17,14 @@ other than the library's own :class:`~aptmem.errors.AptmemError`):
   lone surrogates, Latin-1): an int, 0 exactly for empty text; and the ``aptmem tokens``
   command on the file, plain and ``--entries`` (which must count every good line the reader
   finds) and ``--entries --live``.
+* ``import``: the ``aptmem import --from auto`` command (in-process) on the input as a source
+  transcript: not a transcript is the library's own error and writes nothing; otherwise every
+  source line that is a JSON object with a string ``type``
+  (:func:`~experiments.fuzz_oracles.source_lines_that_decode`) is a good line of the report or
+  refused by the format's converter with a reason naming the format, every other non-blank
+  line is reported as damage, and the session written
+  reads back clean in ``strict`` mode with exactly the entries a second, in-memory scan of the
+  source yields.
 * ``decode_line``: every line alone: an entry or :class:`~aptmem.errors.InvalidEntry`; a known
   entry encodes and decodes back to itself, an unknown one keeps its exact bytes.
 """
@@ -40,7 +48,13 @@ from aptmem.errors import AptmemError, InvalidEntry
 from aptmem.recovery import LogScan, quarantine_path, repair_log
 from aptmem.store import RECOVERY_MODES, select_live
 from aptmem.tailscan import read_live_tail
-from experiments.fuzz_oracles import lines_that_decode, match_in_order, quarantine_pieces, reconstruct
+from experiments.fuzz_oracles import (
+    lines_that_decode,
+    match_in_order,
+    quarantine_pieces,
+    reconstruct,
+    source_lines_that_decode,
+)
 
 __all__ = ["TARGETS", "Outcome", "TargetContext"]
 
@@ -230,6 +244,53 @@ def _tokens(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
     return out
 
 
+def _import(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
+    from aptmem.importers.scan import TranscriptScan
+
+    out = Outcome()
+    src = work / "source.jsonl"
+    src.write_bytes(data)
+    dest = work / "sessions"
+    dest.mkdir()
+    code, text = _command(out, ["import", "--from", "auto", "--json", str(src), str(dest)])
+    written = sorted(dest.iterdir())
+    if code is None:
+        if written and not out.unexpected:
+            out.violation("refused_import_left_files")
+        return out
+    if code not in (0, 1):
+        out.violation("import_exit_code")
+        return out
+    report = msgspec.json.decode(text.strip().splitlines()[-1])
+    # A good JSON line may still be refused by the format's converter (a 'user' line without a
+    # message): that is damage reported with a reason naming the format, not a line lost.
+    refused = {number for number, reason in zip(report["damaged_lines"], report["damage_reasons"])
+               if f"{report['format']} " in reason.split(": ", 1)[-1]}
+    good = source_lines_that_decode(data)
+    lost = [n for n in good if n in report["damaged_lines"] and n not in refused]
+    if report["torn_tail_line"] in good:
+        lost.append(report["torn_tail_line"])
+    out.lost_good_lines += len(lost)
+    unaccounted = len(good) - len(lost) - len(refused & set(good)) - report["good_lines"]
+    out.lost_good_lines += max(0, unaccounted)
+    out.invented_entries += max(0, -unaccounted)
+    damaged = len(report["damaged_lines"]) + (report["torn_tail_line"] is not None)
+    if report["good_lines"] + damaged != report["lines"]:
+        out.violation("import_lines_not_accounted_for")
+    if (code == 1) != bool(damaged):
+        out.violation("import_exit_code_does_not_match_damage")
+    logged = out.guard("LogScan(strict) of the imported session", lambda: list(LogScan(Path(report["path"]), "strict")))
+    again = out.guard("TranscriptScan again", lambda: list(TranscriptScan(report["format"], src)))
+    if logged is not None:
+        if len(logged) != report["entries"]:
+            out.violation("import_report_miscounts_entries")
+        if again is not None and logged != again:
+            out.violation("imported_entries_differ_from_scan")
+    if not src.exists() or src.read_bytes() != data:
+        out.violation("import_changed_its_source")
+    return out
+
+
 # -- decode_line ----------------------------------------------------------------------------------------
 
 
@@ -263,6 +324,7 @@ TARGETS: dict[str, Callable[[bytes, Path, TargetContext], Outcome]] = {
     "reader": _reader,
     "fsck": _fsck,
     "tokens": _tokens,
+    "import": _import,
     "decode_line": _decode_line,
 }
 

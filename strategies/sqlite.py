@@ -11,7 +11,7 @@ compaction (a partial index holds only compaction rows), the row its ``first_kep
 
 Each append is one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``); ``append_many`` and
 ``replace`` are one transaction each. ``journal_mode`` (WAL, DELETE) and ``synchronous`` (OFF,
-NORMAL, FULL) are the knobs under test; SQLite's own locking makes several processes safe.
+NORMAL, FULL, EXTRA) are the knobs under test; SQLite's own locking makes several processes safe.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
@@ -32,7 +33,7 @@ from strategies import sqlite_sql as sql
 __all__ = ["SqliteStore", "JOURNAL_MODES", "SYNCHRONOUS"]
 
 JOURNAL_MODES = ("WAL", "DELETE")
-SYNCHRONOUS = ("OFF", "NORMAL", "FULL")
+SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 _RECOVERY_MODES = ("strict",)
 # Pages of rows streamed by iter_entries: each page is one short statement, so no read
 # transaction stays open between pages (an open read would block checkpoints in WAL mode and
@@ -42,6 +43,13 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 _Row = tuple[str, int | None, str | None, bytes]  # type, ts, entry_id, payload
 _T = TypeVar("_T")
+
+
+def _durability(journal_mode: str, synchronous: str) -> str:
+    """What a commit promises under these settings (see the comment where it is used)."""
+    if synchronous == "EXTRA" or (synchronous == "FULL" and journal_mode == "WAL"):
+        return "per_append"
+    return "process"
 
 
 class SqliteStore:
@@ -71,11 +79,14 @@ class SqliteStore:
         self.synchronous = synchronous
         self.busy_timeout = busy_timeout
         self.capabilities = Capabilities(
-            # FULL syncs every commit in both journal modes. NORMAL is counted as surviving only
-            # a process crash in both: in WAL a power loss may roll back the last commits, and in
-            # DELETE SQLite's docs warn a power loss at the wrong moment may corrupt the
-            # database on some file systems. OFF leaves syncing to the OS.
-            durability="per_append" if synchronous == "FULL" else "process",
+            # In WAL mode FULL syncs the WAL at every commit: durable. In DELETE mode a commit is
+            # the unlink of the rollback journal, and only EXTRA fsyncs the folder after it; at
+            # FULL a power loss can undo the unlink, bring the journal back and roll an
+            # acknowledged commit back (the crash-state explorer found exactly that), so DELETE
+            # needs EXTRA to promise per-append durability. NORMAL survives only a process crash
+            # in both modes (in WAL a power loss may roll back the last commits; in DELETE
+            # SQLite's docs warn of corruption on some file systems). OFF leaves syncing to the OS.
+            durability=_durability(journal_mode, synchronous),
             native_batch=True,  # append_many is one transaction
             fast_resume=True,  # read_live touches only the live rows, through indexes
             recovery_modes=_RECOVERY_MODES,
@@ -102,7 +113,7 @@ class SqliteStore:
             # one transaction and nothing is left open between calls.
             conn = sqlite3.connect(self.db_path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
             try:
-                mode = conn.execute(f"PRAGMA journal_mode={self.journal_mode}").fetchone()[0]
+                mode = self._set_journal_mode(conn)
                 if str(mode).upper() != self.journal_mode:
                     raise sqlite3.OperationalError(f"could not set journal_mode={self.journal_mode} (got {mode})")
                 conn.execute(f"PRAGMA synchronous={self.synchronous}")
@@ -115,6 +126,26 @@ class SqliteStore:
                 conn.close()
                 raise
         return conn
+
+    def _set_journal_mode(self, conn: sqlite3.Connection) -> str:
+        """Set the journal mode, waiting up to ``busy_timeout`` for other connections; return the mode set.
+
+        Changing the journal mode of a new database needs an exclusive lock, and when another
+        process is doing the same at that moment SQLite answers ``database is locked`` at once,
+        without calling the busy handler (a fresh WAL database opened by several writers at once
+        failed this way under load). So the busy wait is done here, with a short backoff.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        delay = 0.001
+        while True:
+            try:
+                return str(conn.execute(f"PRAGMA journal_mode={self.journal_mode}").fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                busy = (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+                if not busy or time.monotonic() >= deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(2 * delay, 0.05)
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:

@@ -44,7 +44,7 @@ def test_a_short_seeded_fuzz_run_finds_nothing(tmp_path: Path) -> None:
     common = dict(seed=SEED, big_line_bytes=0, max_input_bytes=8 * 1024,
                   estimators=["rough:bytes", "rough:chars", "medium", "precise:cl100k_base"])
     heavy = FuzzSettings(inputs=300, targets=["reader", "fsck", "tokens"], **common)  # type: ignore[arg-type]
-    light = FuzzSettings(inputs=3000, targets=["decode_line"], **common)  # type: ignore[arg-type]
+    light = FuzzSettings(inputs=3000, targets=["import", "decode_line"], **common)  # type: ignore[arg-type]
     run_fuzz(heavy, tmp_path / "heavy")
     run_fuzz(light, tmp_path / "light")
     tried = 0
@@ -55,7 +55,7 @@ def test_a_short_seeded_fuzz_run_finds_nothing(tmp_path: Path) -> None:
         assert {"seed", "commit", "machine"} <= set(table.columns) and set(table["seed"]) == {SEED}
         metrics = {m.name: m.value for m in collect_metrics(run_dir).values() if m.name.startswith("fuzz.")}
         assert metrics and set(metrics.values()) == {0.0}, metrics
-    assert tried == 3 * 300 + 3000
+    assert tried == 3 * 300 + 2 * 3000
     section = fuzz_section(tmp_path / "heavy")
     assert section is not None and "## Fuzzed input" in section and "No findings" in section
     assert "| reader | 300 |" in section
@@ -84,6 +84,57 @@ def test_a_finding_is_saved_with_its_input(tmp_path: Path, monkeypatch: pytest.M
     assert "findings" in (fuzz_section(tmp_path) or "")
     metric = collect_metrics(tmp_path)["fuzz.decode_line.unexpected_exceptions"]
     assert metric.value > 0 and metric.better == "lower" and metric.tolerance == 0
+
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+def test_the_import_target_passes_a_damaged_real_transcript(tmp_path: Path) -> None:
+    """A real transcript with a garbage line and a converter-refused line: damage reported, nothing lost."""
+    from experiments.fuzz_targets import TARGETS, TargetContext
+
+    lines = (REAL / "claude-code-short.jsonl").read_bytes().splitlines(keepends=True)
+    data = b"".join([*lines[:3], b"not json\n", b'{"type":"user","uuid":"x"}\n', *lines[3:], b'{"type":"assis'])
+    work = tmp_path / "work"
+    work.mkdir()
+    outcome = TARGETS["import"](data, work, TargetContext([], 4096))
+    assert not outcome.unexpected and not outcome.violations, outcome
+    assert outcome.lost_good_lines == 0 and outcome.invented_entries == 0
+
+
+def test_the_import_target_catches_an_importer_that_drops_good_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle can fail: a reader that calls every 'assistant' line damaged loses good lines."""
+    import aptmem.importers.base as base
+    from experiments.fuzz_targets import TARGETS, TargetContext
+
+    decode = base._decode
+
+    def lossy(body: bytes) -> tuple[object, str | None]:
+        obj, reason = decode(body)
+        return (None, "not valid JSON (planted)") if reason is None and obj["type"] == "assistant" else (obj, reason)
+
+    monkeypatch.setattr(base, "_decode", lossy)
+    data = (REAL / "claude-code-short.jsonl").read_bytes()
+    work = tmp_path / "work"
+    work.mkdir()
+    outcome = TARGETS["import"](data, work, TargetContext([], 4096))
+    assistants = sum(1 for line in data.splitlines() if msgspec.json.decode(line)["type"] == "assistant")
+    assert assistants > 0 and outcome.lost_good_lines == assistants
+
+
+def test_retype_value_keeps_the_line_json_and_changes_it() -> None:
+    """The structure-aware mutation yields valid JSON lines whose fields changed type or went missing."""
+    import random
+
+    from experiments.fuzz_inputs import mutate
+
+    line = (REAL / "pi-large-session.jsonl").read_bytes().splitlines(keepends=True)[1]
+    changed = 0
+    for n in range(50):
+        out = mutate(random.Random(n), line, "retype_value")
+        assert out.endswith(b"\n") and isinstance(msgspec.json.decode(out), dict)
+        changed += out != line
+    assert changed >= 40
 
 
 # -- regressions: what the fuzzer found ---------------------------------------------------------------

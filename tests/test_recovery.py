@@ -245,3 +245,15 @@ def test_missing_file_and_folder_are_not_sessions(tmp_path: Path) -> None:
         LogScan(tmp_path / "nope.jsonl").run()
     with pytest.raises(NotASessionError, match="is a folder"):
         LogScan(tmp_path).run()
+
+
+def test_an_intact_line_glued_onto_a_zero_filled_lost_write_is_kept(tmp_path: Path) -> None:
+    """Power loss: write 2 came back as NULs (no line end), write 3 reached the disk intact."""
+    original = good(0) + b"\x00" * 57 + good(2) + good(3)
+    path = write(tmp_path / "s.jsonl", original)
+    entries, report = scan(path, "skip")
+    assert [e.id for e in entries] == ["e0", "e2", "e3"]
+    assert report.damaged_lines == [2] and report.discarded_bytes == 57
+    repaired = repair_log(path, "skip")
+    assert repaired.quarantined == 1 and path.read_bytes() == good(0) + good(2) + good(3)
+    assert reconstruct(len(original), path.read_bytes(), quarantine_path(path), False) == original

@@ -138,10 +138,11 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
             if kind in POWER_LOSSES:
                 self.disk.power_loss(kind, rng)
             else:
-                self.disk.process_crash()
-                if kind == "torn_append":
+                if kind == "torn_append" and family != "sqlite":
                     inflight = self.make.entry(spec)
-                    self._tear(inflight, rng)
+                    self._append_killed(inflight, rng)  # the crash happens inside the write
+                else:
+                    self.disk.process_crash()
             self.store = self._open()
             got = self.read()
             lost_before = self.model.lost
@@ -153,21 +154,40 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
                 self.store.replace(self.sid, [])
                 self.model.rewritten([])
 
-        def _tear(self, entry: Any, rng: random.Random) -> None:
-            """Leave part of an unacknowledged write, as a process killed in the middle of it would."""
-            root = self.disk.root
+        def _append_killed(self, entry: Any, rng: random.Random) -> None:
+            """Append ``entry`` through the store, killing it in the middle of writing the entry's bytes.
+
+            The store does all it does before that write (heal a torn tail, open its writer, truncate
+            the file in place); the write of the line (JSONL) or of the whole array (full JSON) gets
+            only some of its bytes to the kernel, and the files are taken as they are at that moment
+            (the store's own cleanup as the exception unwinds, e.g. removing a temp file, comes too
+            late to count). SQLite's writes are C code out of reach: for it a torn append is a plain
+            process crash.
+            """
             if family == "jsonl":
-                line = encode_line(entry)
-                _write(root / f"{self.sid}.jsonl", line[: rng.randrange(1, len(line))], os.O_APPEND)
-            elif family == "full_json":
+                target = encode_line(entry)
+            else:
                 buffer = bytearray()
                 encode_array_into([*self.model.acked, entry], buffer)
-                torn = bytes(buffer[: rng.randrange(1, len(buffer))])
-                if str(cfg.store.get("variant")) == "in_place":  # O_TRUNC then a write cut short
-                    _write(root / f"{self.sid}.json", torn, os.O_TRUNC)
-                else:  # the temp file of an atomic write that never got renamed
-                    _write(root / f".{self.sid}.json.x1y2z3.tmp", torn, os.O_TRUNC)
-            # SQLite: an uncommitted transaction is SQLite's own to roll back; nothing to add.
+                target = bytes(buffer)
+            write = os.write
+
+            def cut(fd: int, data: Any) -> int:
+                if bytes(data) != target:
+                    return write(fd, data)
+                write(fd, bytes(data)[: rng.randrange(1, len(target))])
+                self.disk.process_crash()  # swaps the traced os functions for a new model's
+                raise _Killed
+
+            os.write = cut
+            try:
+                self.store.append(self.sid, entry)
+                raise AssertionError(f"{strategy}: the append never wrote the entry's bytes in one write")
+            except _Killed:
+                pass
+            finally:
+                if os.write is cut:
+                    os.write = write
 
         @rule(mode_pick=st.integers(0, 3))
         def recover(self, mode_pick: int) -> None:
@@ -210,13 +230,8 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
     return StoreMachine
 
 
-def _write(path: Path, data: bytes, flag: int) -> None:
-    """Write through ``os`` (as a store does), so the disk model sees the bytes, unsynced."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | flag, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+class _Killed(BaseException):
+    """The writing process was killed (raised from inside a write, so nothing after it runs)."""
 
 
 def _run(strategy: str, tmp_path: Path, config: settings) -> None:

@@ -115,6 +115,9 @@ piece = st.one_of(
     st.builds(lambda i, n: encode_line(user(i, n)), st.integers(0, 99), st.integers(0, 120)),
     st.sampled_from([b"\n", b"\r\n", b"  \n", b"garbage\n", b"\x00\x00\x00\n", b'{"type":"x","ts":1}\n', b"[1]\n"]),
     st.builds(lambda i: encode_line(user(i)).replace(b"\n", b"\r\n"), st.integers(0, 9)),
+    # A lost write come back as NULs with no line end, the next intact line glued onto it.
+    st.builds(lambda n, i: b"\x00" * n + encode_line(user(i)), st.integers(1, 40), st.integers(0, 9)),
+    st.builds(lambda i: b"junk\x00\x00" + encode_line(user(i)), st.integers(0, 9)),
 )
 
 
