@@ -194,15 +194,15 @@ def encode_line(entry: Entry) -> bytes:
     """Encode an entry as one whole log line, ending in ``\\n``."""
     if isinstance(entry, UnknownEntry):
         return entry.raw + b"\n"
-    out = bytearray()
     try:
-        _encoder.encode_into(entry, out)
+        # encode() then one concatenation: about half the cost of encode_into() an empty
+        # bytearray, which grows it several times for a long entry.
+        out = _encoder.encode(entry)
     except (TypeError, ValueError, OverflowError) as exc:
         raise _encode_failed(entry, exc) from exc
     if len(out) > MAX_INT_DIGITS:
         _check_long_ints(entry, out)
-    out += b"\n"
-    return bytes(out)
+    return out + b"\n"
 
 
 def encode_line_into(entry: Entry, buffer: bytearray) -> bytearray:
