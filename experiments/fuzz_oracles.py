@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import msgspec
@@ -30,23 +30,32 @@ _HEADER = b"#aptmem-quarantine "
 _plain = msgspec.json.Decoder()
 
 
-def lines_that_decode(data: bytes, cap: int) -> list[Entry]:
-    """Decode every physical line of ``data`` alone; return the entries of those that decode.
+def _physical_lines(data: bytes, cap: int) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, body) of every line of ``data`` no longer than ``cap`` bytes.
 
-    A line longer than ``cap`` bytes (without its ``\\n``) is not expected back: the reader
-    refuses to hold it, by design.
+    The line format every reader here shares: split on ``\\n`` only; a ``\\r`` before it
+    and a BOM at the start of the file are not part of the line.
     """
-    out: list[Entry] = []
     pieces = data.split(b"\n")
     if pieces and pieces[-1] == b"":
         pieces.pop()  # the file ends with a line end: no final fragment
-    for number, body in enumerate(pieces):
+    for number, body in enumerate(pieces, 1):
         if len(body) > cap:
-            continue
+            continue  # the readers refuse to hold it, by design
         if body.endswith(b"\r"):
             body = body[:-1]
-        if number == 0 and body.startswith(_BOM):
+        if number == 1 and body.startswith(_BOM):
             body = body[len(_BOM):]
+        yield number, body
+
+
+def lines_that_decode(data: bytes, cap: int) -> list[Entry]:
+    """Decode every physical line of ``data`` alone; return the entries of those that decode.
+
+    A line longer than ``cap`` bytes (without its ``\\n``) is not expected back.
+    """
+    out: list[Entry] = []
+    for _, body in _physical_lines(data, cap):
         cut = body.rfind(b"\x00")
         if cut >= 0 and body[cut + 1 :].strip():
             # A zero-filled lost write with an intact line glued on: JSON never holds a raw NUL,
@@ -64,21 +73,9 @@ def lines_that_decode(data: bytes, cap: int) -> list[Entry]:
 def source_lines_that_decode(data: bytes, cap: int = DEFAULT_LINE_CAP) -> list[int]:
     """The 1-based numbers of the physical lines of a source transcript (Claude Code, pi) that are
     JSON objects with a string ``type``: the lines an import must read as good.
-
-    The line format is aptmem's (split on ``\\n``; a ``\\r`` before it and a BOM at the start
-    are not part of the line); a line over ``cap`` bytes is not expected to be read.
     """
     good = []
-    pieces = data.split(b"\n")
-    if pieces and pieces[-1] == b"":
-        pieces.pop()
-    for number, body in enumerate(pieces, 1):
-        if len(body) > cap:
-            continue
-        if body.endswith(b"\r"):
-            body = body[:-1]
-        if number == 1 and body.startswith(_BOM):
-            body = body[len(_BOM):]
+    for number, body in _physical_lines(data, cap):
         try:
             obj = _plain.decode(body)
         except (msgspec.DecodeError, RecursionError):
