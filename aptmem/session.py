@@ -10,7 +10,6 @@ and the live entries.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,7 @@ from aptmem.compaction.compactor import CompactionResult, apply_truncations, bui
 from aptmem.compaction.extractive import ExtractiveSummarizer
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.summarizer import Summarizer
-from aptmem.entries import Compaction, Entry, UnknownEntry
+from aptmem.entries import Entry, UnknownEntry
 from aptmem.store import SessionStore
 from aptmem.tokens import ContextTally, Estimator, count_entry, render_entry, role_of
 from aptmem.working_memory import WorkingMemory

@@ -20,10 +20,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import polars as pl
 
 from aptmem.entries import User
+from experiments.run_files import write_measurement
 from experiments.runinfo import REPO_ROOT, run_metadata
 from experiments.strategy_configs import build_store, load_strategy
 from experiments.write_cost import strategy_info
@@ -141,9 +141,4 @@ def run_anatomy(strategies: Sequence[Any], out: Path) -> dict[str, pl.DataFrame]
             "external_engine": _ENGINES.get(module, "none"),
             "commit": meta["commit"], "machine": meta["machine"],
         })
-    table = pl.DataFrame(rows)
-    out.mkdir(parents=True, exist_ok=True)
-    table.write_parquet(out / "anatomy.parquet")
-    table.write_csv(out / "anatomy.csv")
-    (out / "anatomy_notes.json").write_bytes(msgspec.json.encode(meta))
-    return {"anatomy": table}
+    return write_measurement(out, {"anatomy": pl.DataFrame(rows)}, "anatomy", meta)

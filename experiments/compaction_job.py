@@ -27,13 +27,14 @@ import msgspec
 import polars as pl
 
 from aptmem.compaction.policy import PERSIST_WAYS, CompactionPolicy
+from aptmem.entries import User, encode_line
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
 from aptmem.tokens import get_estimator
 from experiments.compaction_replay import ObservedSession, replay_with_facts
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import run_metadata
 from experiments.tokens_job import build_estimator, parse_spec
-from aptmem.entries import User, encode_line
 from experiments.workload import WorkloadConfig, generate, plan_turns
 from experiments.workloads import TranscriptWorkload, workload_entries, workload_name
 
@@ -168,12 +169,7 @@ def run_compaction(
         "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 2),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    for name, table in tables.items():
-        table.write_parquet(out / f"{name}.parquet")
-        table.write_csv(out / f"{name}.csv")
-    (out / "compaction_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(notes)))
-    return tables
+    return write_measurement(out, tables, "compaction", notes)
 
 
 def summaries(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
@@ -216,6 +212,4 @@ def summaries(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, object]]:
     """Read a run folder's raw compaction tables and notes back (the summaries are recomputed, not read)."""
-    tables = {name: pl.read_parquet(Path(run_dir) / f"{name}.parquet") for name in RAW_TABLES}
-    notes = msgspec.json.decode((Path(run_dir) / "compaction_notes.json").read_bytes())
-    return tables, notes
+    return read_measurement(run_dir, RAW_TABLES, "compaction")

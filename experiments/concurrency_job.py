@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import polars as pl
 from omegaconf import OmegaConf
 
 from experiments.concurrency_modes import signal_go
+from experiments.run_files import write_measurement
 from experiments.runinfo import REPO_ROOT, run_metadata
 from experiments.strategy_configs import build_store, load_strategy
 from experiments.write_cost import strategy_info
@@ -171,16 +171,9 @@ def run_concurrency(
                      **outcome, "commit": meta["commit"], "machine": meta["machine"]})
         if progress is not None:
             progress(1)
-    table = pl.DataFrame(rows)
-    out.mkdir(parents=True, exist_ok=True)
-    table.write_parquet(out / "concurrency.parquet")
-    table.write_csv(out / "concurrency.csv")
     modes = run_modes(settings, meta, progress=progress)
-    modes.write_parquet(out / "concurrency_modes.parquet")
-    modes.write_csv(out / "concurrency_modes.csv")
-    (out / "concurrency_notes.json").write_bytes(msgspec.json.encode({**meta, "writers": settings.writers,
-                                                                      "appends": settings.appends}))
-    return {"concurrency": table, "concurrency_modes": modes}
+    return write_measurement(out, {"concurrency": pl.DataFrame(rows), "concurrency_modes": modes}, "concurrency",
+                             {**meta, "writers": settings.writers, "appends": settings.appends})
 
 
 #: What writes in each mode, as the report names it.
@@ -197,7 +190,11 @@ def planned_mode_runs(settings: ConcurrencySettings) -> int:
 def run_modes(settings: ConcurrencySettings, meta: dict[str, Any], *,
               progress: Callable[[int], object] | None = None) -> pl.DataFrame:
     """Every command-line mode and line size, then the sidecar modes: one row each."""
-    from experiments.concurrency_modes import SIDECAR_MODES, measure_log_mode, measure_sidecar_mode
+    from experiments.concurrency_modes import (
+        SIDECAR_MODES,
+        measure_log_mode,
+        measure_sidecar_mode,
+    )
 
     rows = []
     runs: list[tuple[str, str, int]] = [("log", mode, size) for mode in settings.modes for size in settings.line_bytes]

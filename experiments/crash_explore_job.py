@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import polars as pl
 
 from aptmem.store import RECOVERY_MODES
@@ -37,6 +36,7 @@ from experiments.crash_explore_check import VIOLATIONS
 from experiments.crash_explore_child import OPERATIONS
 from experiments.crash_explore_unit import COUNTS, explore_unit
 from experiments.crash_states import KINDS
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import run_metadata
 from experiments.strategy_configs import build_store, load_strategy
 from experiments.workload import WorkloadConfig
@@ -260,13 +260,7 @@ def run_crash_explore(
         shutil.rmtree(base, ignore_errors=True)
     states, examples = _tables(results, facts, settings, meta)
     notes = _notes(settings, workload, meta, facts, results, skipped, started)
-    out.mkdir(parents=True, exist_ok=True)
-    tables = {"crash_states": states, "crash_state_examples": examples}
-    for name, table in tables.items():
-        table.write_parquet(out / f"{name}.parquet")
-        table.write_csv(out / f"{name}.csv")
-    (out / "crash_explore_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(notes)))
-    return tables
+    return write_measurement(out, {"crash_states": states, "crash_state_examples": examples}, "crash_explore", notes)
 
 
 def _tables(results: list[dict[str, Any]], facts: dict[str, Any], settings: CrashExploreSettings,
@@ -334,9 +328,7 @@ def _notes(settings: CrashExploreSettings, workload: Any, meta: dict[str, str], 
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, Any]]:
     """Read a run folder's crash-state tables and notes back."""
-    tables = {name: pl.read_parquet(run_dir / f"{name}.parquet") for name in TABLES}
-    notes = msgspec.json.decode((run_dir / "crash_explore_notes.json").read_bytes())
-    return tables, notes
+    return read_measurement(run_dir, TABLES, "crash_explore")
 
 
 def main(argv: Sequence[str]) -> int:

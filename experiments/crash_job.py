@@ -33,6 +33,7 @@ import polars as pl
 from aptmem.store import RECOVERY_MODES
 from experiments.crash_judge import judge
 from experiments.power_loss import DAMAGES
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import REPO_ROOT, run_metadata
 from experiments.strategy_configs import build_store, load_strategy
 from experiments.workload import WorkloadConfig
@@ -292,11 +293,7 @@ def run_crash(
         shutil.rmtree(base, ignore_errors=True)
     table = pl.DataFrame(rows, schema=RECOVERY_SCHEMA, orient="row") if rows else pl.DataFrame(schema=RECOVERY_SCHEMA)
     notes = _notes(settings, workload, meta, strategies_notes, not_simulated, started)
-    out.mkdir(parents=True, exist_ok=True)
-    table.write_parquet(out / "recovery.parquet")
-    table.write_csv(out / "recovery.csv")
-    (out / "crash_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(notes)))
-    return {"recovery": table}
+    return write_measurement(out, {"recovery": table}, "crash", notes)
 
 
 def _row(fixed: dict[str, Any], case: dict[str, Any], durability: str, offered: int) -> dict[str, Any]:
@@ -347,9 +344,7 @@ def _notes(settings: CrashSettings, workload: WorkloadConfig, meta: dict[str, st
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, Any]]:
     """Read a run folder's crash table and notes back."""
-    tables = {"recovery": pl.read_parquet(run_dir / "recovery.parquet")}
-    notes = msgspec.json.decode((run_dir / "crash_notes.json").read_bytes())
-    return tables, notes
+    return read_measurement(run_dir, ["recovery"], "crash")
 
 
 def main(argv: Sequence[str]) -> int:

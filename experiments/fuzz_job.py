@@ -26,9 +26,24 @@ import msgspec
 import polars as pl
 
 from aptmem.logreader import DEFAULT_LINE_CAP
-from experiments.fuzz_inputs import INPUT_KINDS, MUTATIONS, FuzzInput, builtin_sessions, builtin_transcripts, load_corpus, make_input
-from experiments.fuzz_memory import READERS, effective_cap, make_big_line, measure_reader, memory_bound
+from experiments.fuzz_inputs import (
+    INPUT_KINDS,
+    MUTATIONS,
+    FuzzInput,
+    builtin_sessions,
+    builtin_transcripts,
+    load_corpus,
+    make_input,
+)
+from experiments.fuzz_memory import (
+    READERS,
+    effective_cap,
+    make_big_line,
+    measure_reader,
+    memory_bound,
+)
 from experiments.fuzz_targets import TARGETS, Outcome, TargetContext, clean_folder
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import run_metadata
 
 __all__ = ["FuzzSettings", "run_fuzz", "planned_inputs", "read_tables", "draw_input", "TABLES"]
@@ -192,12 +207,7 @@ def run_fuzz(settings: FuzzSettings, out: Path, *, progress: Callable[[int], obj
         "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),
     })
-    tables = {"fuzz": table, "fuzz_findings": finding_table}
-    for name, frame in tables.items():
-        frame.write_parquet(out / f"{name}.parquet")
-        frame.write_csv(out / f"{name}.csv")
-    (out / "fuzz_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(notes)))
-    return tables
+    return write_measurement(out, {"fuzz": table, "fuzz_findings": finding_table}, "fuzz", notes)
 
 
 _SCHEMA = {
@@ -285,6 +295,4 @@ def _big_line_finding(reader: str, kind: str, detail: str, settings: FuzzSetting
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, object]]:
     """Read a run folder's fuzz tables and notes back."""
-    tables = {name: pl.read_parquet(run_dir / f"{name}.parquet") for name in TABLES}
-    notes = msgspec.json.decode((run_dir / "fuzz_notes.json").read_bytes())
-    return tables, notes
+    return read_measurement(run_dir, TABLES, "fuzz")

@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import polars as pl
 
+from experiments.run_files import write_measurement
 from experiments.runinfo import run_metadata
 
 __all__ = ["TABLES", "all_cases", "run_case", "run_hostile"]
@@ -69,12 +69,7 @@ def run_hostile(out: Path, *, progress: Callable[[int], object] | None = None) -
                 progress(1)
     table = pl.DataFrame([{**row, "commit": meta["commit"], "machine": meta["machine"]} for row in rows if row],
                          infer_schema_length=None)
-    out.mkdir(parents=True, exist_ok=True)
-    table.write_parquet(out / "hostile.parquet")
-    table.write_csv(out / "hostile.csv")
-    (out / "hostile_notes.json").write_bytes(msgspec.json.encode({**meta, "cases": table.height,
-                                                                  "uid": os.geteuid()}))
-    return {"hostile": table}
+    return write_measurement(out, {"hostile": table}, "hostile", {**meta, "cases": table.height, "uid": os.geteuid()})
 
 
 def planned_cases() -> int:

@@ -46,6 +46,7 @@ import polars as pl
 
 from experiments.procmem import run_module
 from experiments.resume_file import ResumeFile, ResumeSession
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import run_metadata
 from experiments.store_child import StoreResult, StoreSpec
 from experiments.strategy_configs import build_store, load_strategy
@@ -264,11 +265,7 @@ def run_memory(
         "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    table.write_parquet(out / "memory.parquet")
-    table.write_csv(out / "memory.csv")
-    (out / "memory_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(notes)))
-    return {"memory": table}
+    return write_measurement(out, {"memory": table}, "memory", notes)
 
 
 def _row(info: StrategyInfo, meta: dict[str, str], seed: int, size_mb: float, session: ResumeFile,
@@ -287,5 +284,4 @@ def _row(info: StrategyInfo, meta: dict[str, str], seed: int, size_mb: float, se
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, Any]]:
     """Read a run folder's memory table and notes back."""
-    notes = msgspec.json.decode((run_dir / "memory_notes.json").read_bytes())
-    return {"memory": pl.read_parquet(run_dir / "memory.parquet")}, notes
+    return read_measurement(run_dir, ["memory"], "memory")

@@ -21,14 +21,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
 import polars as pl
 
 from aptmem.errors import TokenizerUnavailable
 from aptmem.tokens import Estimator, get_estimator
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import run_metadata
-from experiments.token_accuracy import (accuracy_table, goals, speed_table, summarize_accuracy, summarize_growth,
-                                        summarize_speed, tally_growth)
+from experiments.token_accuracy import (
+    accuracy_table,
+    goals,
+    speed_table,
+    summarize_accuracy,
+    summarize_growth,
+    summarize_speed,
+    tally_growth,
+)
 from experiments.token_corpus import TOKEN_KINDS, real_samples, token_corpus
 from experiments.workload import generate
 
@@ -174,12 +181,7 @@ def run_tokens(
         "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 2),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    for name, table in tables.items():
-        table.write_parquet(out / f"{name}.parquet")
-        table.write_csv(out / f"{name}.csv")
-    (out / "tokens_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(notes_doc)))
-    return tables
+    return write_measurement(out, tables, "tokens", notes_doc)
 
 
 def _empty_growth() -> pl.DataFrame:
@@ -207,6 +209,4 @@ def summaries(tables: dict[str, pl.DataFrame], *, baseline: str, kinds: Sequence
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, object]]:
     """Read a run folder's raw token tables and notes back (the summaries are recomputed, not read)."""
-    tables = {name: pl.read_parquet(Path(run_dir) / f"{name}.parquet") for name in RAW_TABLES}
-    notes = msgspec.json.decode((Path(run_dir) / "tokens_notes.json").read_bytes())
-    return tables, notes
+    return read_measurement(run_dir, RAW_TABLES, "tokens")

@@ -25,15 +25,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import polars as pl
 
 from aptmem.errors import TokenizerUnavailable
 from aptmem.importers import detect_format, iter_entries
-from aptmem.importers.usage import Request, calibrate, estimator_for, session_requests, tier_stats
+from aptmem.importers.usage import (
+    Request,
+    calibrate,
+    estimator_for,
+    session_requests,
+    tier_stats,
+)
 from aptmem.tokens import get_estimator
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import run_metadata
-from experiments.transcripts_compare import EVENT_SCHEMA, REPLAY_SCHEMA, ReplaySpec, compare_session
+from experiments.transcripts_compare import (
+    EVENT_SCHEMA,
+    REPLAY_SCHEMA,
+    ReplaySpec,
+    compare_session,
+)
 from experiments.workloads import transcript_files
 
 __all__ = ["TABLES", "USAGE_SCHEMA", "SUMMARY_SCHEMA", "TranscriptsSettings", "planned_steps", "read_tables",
@@ -201,16 +212,9 @@ def run_transcripts(settings: TranscriptsSettings, out: Path, *, tmp: str | None
            "target": settings.target, "keep_turns": settings.keep_turns, "sources": sources, "notes": notes,
            "skipped": missing, "commit": meta["commit"], "machine": meta["machine"],
            "seconds": round((time.perf_counter_ns() - started) / 1e9, 2)}
-    out.mkdir(parents=True, exist_ok=True)
-    for name, table in tables.items():
-        table.write_parquet(out / f"{name}.parquet")
-        table.write_csv(out / f"{name}.csv")
-    (out / "transcripts_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(doc)))
-    return tables
+    return write_measurement(out, tables, "transcripts", doc)
 
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, Any]]:
     """Read a run folder's transcripts tables and notes back."""
-    tables = {name: pl.read_parquet(Path(run_dir) / f"{name}.parquet") for name in TABLES}
-    notes = msgspec.json.decode((Path(run_dir) / "transcripts_notes.json").read_bytes())
-    return tables, notes
+    return read_measurement(run_dir, TABLES, "transcripts")

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import msgspec
 import polars as pl
 
 from aptmem.entries import encode_line
-
+from experiments.run_files import read_measurement, write_measurement
 from experiments.runinfo import run_metadata
 from experiments.strategy_configs import load_strategy
 from experiments.workload import WorkloadConfig
@@ -101,17 +100,10 @@ def run_write_cost(
         "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),
     }
-    out.mkdir(parents=True, exist_ok=True)
     tables = {"write_cost_samples": samples, "write_cost_summary": summary, "write_cost_goals": goal_table}
-    for name, table in tables.items():
-        table.write_parquet(out / f"{name}.parquet")
-        table.write_csv(out / f"{name}.csv")
-    (out / "write_cost_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(notes)))
-    return tables
+    return write_measurement(out, tables, "write_cost", notes)
 
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, object]]:
     """Read a run folder's write-cost tables and notes back."""
-    tables = {name: pl.read_parquet(run_dir / f"{name}.parquet") for name in TABLES}
-    notes = msgspec.json.decode((run_dir / "write_cost_notes.json").read_bytes())
-    return tables, notes
+    return read_measurement(run_dir, TABLES, "write_cost")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aptmem.entries import Assistant, User, decode_line, encode_line
-from aptmem.errors import CorruptLogError, EntryTooLarge, LockTimeout, StorageError, UnsafePathError
+from aptmem.errors import CorruptLogError, EntryTooLarge, LockTimeout, UnsafePathError
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
 from aptmem.recovery import quarantine_path

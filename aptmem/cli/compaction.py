@@ -12,7 +12,6 @@ has reached the trigger, or always with ``--force``.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
