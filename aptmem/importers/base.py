@@ -76,6 +76,12 @@ class ImportReport(msgspec.Struct, kw_only=True):
     missing_final_newline: bool = False
     notes: list[str] = []
 
+    def refuse_line(self, number: int, reason: str) -> None:
+        """Count good line ``number`` as damaged after all: valid JSON, but not a line of the format."""
+        self.good_lines -= 1
+        self.damaged_lines.append(number)
+        self.damage_reasons.append(f"line {number}: {reason}")
+
     @property
     def damaged(self) -> bool:
         """Whether the source had damage (damaged lines or a torn tail): imported only as far as good."""

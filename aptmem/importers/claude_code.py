@@ -152,14 +152,10 @@ class ClaudeCodeConverter:
         try:
             line = msgspec.convert(obj, _Line)
         except msgspec.ValidationError as exc:
-            report.good_lines -= 1
-            report.damaged_lines.append(number)
-            report.damage_reasons.append(f"line {number}: invalid claude-code {obj.get('type')!r} line: {exc}")
+            report.refuse_line(number, f"invalid claude-code {obj.get('type')!r} line: {exc}")
             return []
         if line.type in ("user", "assistant") and line.message is None:
-            report.good_lines -= 1
-            report.damaged_lines.append(number)
-            report.damage_reasons.append(f"line {number}: a claude-code {line.type!r} line without a 'message' object")
+            report.refuse_line(number, f"a claude-code {line.type!r} line without a 'message' object")
             return []
         count(report.line_types, line.type)
         ts = self.clock(line.timestamp)

@@ -118,15 +118,11 @@ class PiConverter:
         try:
             line = msgspec.convert(obj, _Line)
         except msgspec.ValidationError as exc:
-            report.good_lines -= 1
-            report.damaged_lines.append(number)
-            report.damage_reasons.append(f"line {number}: invalid pi {obj.get('type')!r} line: {exc}")
+            report.refuse_line(number, f"invalid pi {obj.get('type')!r} line: {exc}")
             return []
         message = line.message
         if line.type == "message" and message is None:
-            report.good_lines -= 1
-            report.damaged_lines.append(number)
-            report.damage_reasons.append(f"line {number}: a pi 'message' line without a 'message' object")
+            report.refuse_line(number, "a pi 'message' line without a 'message' object")
             return []
         count(report.line_types, f"message:{message.role}" if message is not None and line.type == "message" else line.type)
         ts = self.clock(message.timestamp if message is not None else None, line.timestamp)
