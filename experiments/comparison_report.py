@@ -8,6 +8,7 @@ setting that promises acknowledged appends survive a power loss.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -39,12 +40,7 @@ _OWN_DAMAGE = pl.col("damage").is_in(["torn", "zero", "drop"])
 _DEFAULT_MODE = pl.col("mode").is_null() | (pl.col("mode") == "skip") | (pl.col("family") != "jsonl")
 
 
-def _write_cost(summary: pl.DataFrame | None, family: str) -> str:
-    if summary is None:
-        return _NOT
-    part = summary.filter(pl.col("family") == family)
-    if part.height == 0:
-        return _NOT
+def _write_cost(part: pl.DataFrame) -> str:
     cells = []
     for durable, label in ((False, "fast"), (True, "durable")):
         rows = part.filter(pl.col("durable") == durable).sort("p50_ns")
@@ -55,10 +51,8 @@ def _write_cost(summary: pl.DataFrame | None, family: str) -> str:
     return "; ".join(cells)
 
 
-def _memory(memory: pl.DataFrame | None, family: str) -> str:
-    if memory is None:
-        return _NOT
-    part = memory.filter((pl.col("family") == family) & (pl.col("run") == "timed"))
+def _memory(part: pl.DataFrame) -> str:
+    part = part.filter(pl.col("run") == "timed")
     if part.height == 0:
         return _NOT
     size = part["size_mb"].max()
@@ -69,24 +63,14 @@ def _memory(memory: pl.DataFrame | None, family: str) -> str:
             f"resume {_us(resume['wall_ns'].median())}, peak RSS {resume['peak_rss_bytes'].median() / 1e6:.0f} MB")
 
 
-def _readability(anatomy: pl.DataFrame | None, family: str) -> str:
-    if anatomy is None:
-        return _NOT
-    part = anatomy.filter(pl.col("family") == family)
-    if part.height == 0:
-        return _NOT
+def _readability(part: pl.DataFrame) -> str:
     row = part.row(0, named=True)
     tail = "`tail -n 1` is the last entry" if row["tail_is_last_entry"] else "no line per entry"
     return (f"{row['printable_pct']:.0f}% printable text, {row['entries_per_line']:g} entries per line, {tail}; "
             f"grep {'finds' if row['grep_finds_text'] else 'misses'} an entry's words")
 
 
-def _fault_tolerance(recovery: pl.DataFrame | None, family: str) -> str:
-    if recovery is None:
-        return _NOT
-    part = recovery.filter(pl.col("family") == family)
-    if part.height == 0:
-        return _NOT
+def _fault_tolerance(part: pl.DataFrame) -> str:
     cells = []
     for kind, label in (("process", "process kill"), ("power_loss", "power loss")):
         rows = part.filter(pl.col("crash_kind") == kind)
@@ -103,26 +87,33 @@ def _fault_tolerance(recovery: pl.DataFrame | None, family: str) -> str:
     return "; ".join(cells) or _NOT
 
 
-def _concurrency(table: pl.DataFrame | None, family: str) -> str:
-    if table is None:
-        return _NOT
-    part = table.filter(pl.col("family") == family)
-    if part.height == 0:
-        return _NOT
+def _concurrency(part: pl.DataFrame) -> str:
     row = part.sort("lost", descending=True).row(0, named=True)
     return (f"{row['writers']} writers x {row['appends']} appends at once: {row['lost']} of {row['acknowledged']} "
             f"acknowledged entries lost, {row['damaged_lines']} damaged lines (worst of {part.height} settings)")
 
 
-def _complexity(anatomy: pl.DataFrame | None, family: str) -> str:
-    if anatomy is None:
-        return _NOT
-    part = anatomy.filter(pl.col("family") == family)
-    if part.height == 0:
-        return _NOT
+def _complexity(part: pl.DataFrame) -> str:
     row = part.row(0, named=True)
     engine = "" if row["external_engine"] == "none" else f" + {row['external_engine']}"
     return f"{row['code_lines']} lines of Python of its own{engine}"
+
+
+#: The rows of the comparison: label -> (the table it reads, the cell it makes of one family's rows).
+_ROWS: dict[str, tuple[str, Callable[[pl.DataFrame], str]]] = {
+    "write cost (median append)": ("write_cost_summary", _write_cost),
+    "memory": ("memory", _memory),
+    "readability": ("anatomy", _readability),
+    "fault tolerance": ("recovery", _fault_tolerance),
+    "concurrency safety": ("concurrency", _concurrency),
+    "complexity": ("anatomy", _complexity),
+}
+
+
+def _cell(make: Callable[[pl.DataFrame], str], table: pl.DataFrame | None, family: str) -> str:
+    """One cell: ``make`` of the family's rows, or "not measured" when the run has none."""
+    part = None if table is None else table.filter(pl.col("family") == family)
+    return _NOT if part is None or part.height == 0 else make(part)
 
 
 def comparison_section(run_dir: Path) -> str | None:
@@ -131,15 +122,8 @@ def comparison_section(run_dir: Path) -> str | None:
               ("write_cost_summary", "memory", "anatomy", "recovery", "concurrency")}
     if all(t is None for t in tables.values()):
         return None
-    rows = [{
-        "approach": family,
-        "write cost (median append)": _write_cost(tables["write_cost_summary"], family),
-        "memory": _memory(tables["memory"], family),
-        "readability": _readability(tables["anatomy"], family),
-        "fault tolerance": _fault_tolerance(tables["recovery"], family),
-        "concurrency safety": _concurrency(tables["concurrency"], family),
-        "complexity": _complexity(tables["anatomy"], family),
-    } for family in _FAMILIES]
+    rows = [{"approach": family, **{label: _cell(cell, tables[table], family) for label, (table, cell) in _ROWS.items()}}
+            for family in _FAMILIES]
     table = pl.DataFrame(rows)
     lines = ["## The three approaches compared", "",
              "The original design's comparison, each cell measured in this run (the sections below give every "
