@@ -83,7 +83,8 @@ def fuzz_section(run_dir: Path) -> str | None:
         "refused file is not touched; `fsck --repair` then `fsck` is clean; token counts are ints, 0 only "
         "for empty text; `tokens --entries` counts exactly the reader's entries; `import` reads every source line that "
         "is a JSON object with a `type` (or its converter refuses it as damage, with a reason), reports every other "
-        "line as damage, and writes a session that reads back clean with exactly the entries of the source; a decoded "
+        "line as damage, and writes a session that reads back clean with exactly the entries of the source, and "
+        "`usage-check` finds the same requests with usage and the same damage; a decoded "
         "entry re-encodes to itself.",
     ]
     if notes.get("corpus_missing"):

@@ -24,7 +24,8 @@ other than the library's own :class:`~aptmem.errors.AptmemError`):
   refused by the format's converter with a reason naming the format, every other non-blank
   line is reported as damage, and the session written
   reads back clean in ``strict`` mode with exactly the entries a second, in-memory scan of the
-  source yields.
+  source yields; ``aptmem usage-check`` on the same source finds the requests with usage the
+  import counted, and the same damage.
 * ``decode_line``: every line alone: an entry or :class:`~aptmem.errors.InvalidEntry`; a known
   entry encodes and decodes back to itself, an unknown one keeps its exact bytes.
 """
@@ -286,9 +287,23 @@ def _import(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
             out.violation("import_report_miscounts_entries")
         if again is not None and logged != again:
             out.violation("imported_entries_differ_from_scan")
+    _usage_check(out, src, report)
     if not src.exists() or src.read_bytes() != data:
         out.violation("import_changed_its_source")
     return out
+
+
+def _usage_check(out: Outcome, src: Path, report: dict[str, Any]) -> None:
+    """``aptmem usage-check`` on a source the import read: the same requests with usage, the same damage."""
+    code, text = _command(out, ["usage-check", str(src), "--from", report["format"], "--tiers", "rough:bytes", "--json"])
+    if code is None:
+        return
+    if code not in (0, 1) or (code == 1) != report["damaged"]:
+        out.violation("usage_check_exit_code")
+        return
+    checked = msgspec.json.decode(text.strip().splitlines()[-1])
+    if checked["requests"] != report["requests_with_usage"]:
+        out.violation("usage_check_requests_differ_from_import")
 
 
 # -- decode_line ----------------------------------------------------------------------------------------
