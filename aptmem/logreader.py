@@ -104,23 +104,23 @@ def iter_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_off
 
 
 def classify_segments(body: bytes, number: int, offset: int, length: int, terminated: bool, lead: int = 0) -> list[LogLine]:
-    """Classify one physical line, split after its last NUL byte when text follows it.
+    """Classify one physical line, split after its last NUL byte when a good line follows it.
 
     A write lost in a power loss can come back as NUL bytes with no line end, so the next
-    intact line is glued onto them. A valid JSON line never holds a raw NUL, so the bytes up to
-    the last NUL are damage of their own and what follows is classified as a line: the intact
-    entry is kept instead of being lost with the damage. ``lead`` counts bytes before ``body``
-    in the line (a BOM).
+    intact line is glued onto them. A valid JSON line never holds a raw NUL, so when the text
+    after the last NUL is a good entry, the bytes up to it are damage of their own and the entry
+    is kept instead of being lost with the damage. Otherwise the line is one damaged line.
+    ``lead`` counts bytes before ``body`` in the line (a BOM).
     """
     cut = body.rfind(b"\x00")
     if cut < 0 or not body[cut + 1 :].strip():
         return [classify(body, number, offset, length, terminated)]
     head = lead + cut + 1
-    return [
-        # Not torn: the damage is followed by more of the file on the same line.
-        classify(body[: cut + 1], number, offset, head, True),
-        classify(body[cut + 1 :], number, offset + head, length - head, terminated),
-    ]
+    rest = classify(body[cut + 1 :], number, offset + head, length - head, terminated)
+    if rest.kind != "good":
+        return [classify(body, number, offset, length, terminated)]
+    # Not torn: the damage is followed by more of the file on the same line.
+    return [classify(body[: cut + 1], number, offset, head, True), rest]
 
 
 def classify(body: bytes, number: int, offset: int, length: int, terminated: bool) -> LogLine:

@@ -34,7 +34,8 @@ def _physical_lines(data: bytes, cap: int) -> Iterator[tuple[int, bytes]]:
     """(1-based number, body) of every line of ``data`` no longer than ``cap`` bytes.
 
     The line format every reader here shares: split on ``\\n`` only; a ``\\r`` before it
-    and a BOM at the start of the file are not part of the line.
+    and a BOM at the start of the file are not part of the line; what follows the last NUL byte
+    of a line is a line of its own (the NULs before it are damage).
     """
     pieces = data.split(b"\n")
     if pieces and pieces[-1] == b"":
@@ -46,6 +47,12 @@ def _physical_lines(data: bytes, cap: int) -> Iterator[tuple[int, bytes]]:
             body = body[:-1]
         if number == 1 and body.startswith(_BOM):
             body = body[len(_BOM):]
+        cut = body.rfind(b"\x00")
+        if cut >= 0 and body[cut + 1 :].strip():
+            # A zero-filled lost write with an intact line glued on: JSON never holds a raw NUL,
+            # so the text after the last NUL is a line of its own (aptmem.logreader.classify_segments,
+            # aptmem.importers.base.SourceReader).
+            body = body[cut + 1 :]
         yield number, body
 
 
@@ -56,11 +63,6 @@ def lines_that_decode(data: bytes, cap: int) -> list[Entry]:
     """
     out: list[Entry] = []
     for _, body in _physical_lines(data, cap):
-        cut = body.rfind(b"\x00")
-        if cut >= 0 and body[cut + 1 :].strip():
-            # A zero-filled lost write with an intact line glued on: JSON never holds a raw NUL,
-            # so the text after the last NUL is a line of its own (aptmem.logreader.classify_segments).
-            body = body[cut + 1 :]
         if not body.strip(b"\x00 \t\r\n\x0b\x0c"):
             continue  # blank or zero-filled: never an entry
         try:

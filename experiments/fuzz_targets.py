@@ -246,6 +246,7 @@ def _tokens(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
 
 
 def _import(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
+    from aptmem.importers.base import LOST_WRITE
     from aptmem.importers.scan import TranscriptScan
 
     out = Outcome()
@@ -265,10 +266,15 @@ def _import(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
     report = msgspec.json.decode(text.strip().splitlines()[-1])
     # A good JSON line may still be refused by the format's converter (a 'user' line without a
     # message): that is damage reported with a reason naming the format, not a line lost.
-    refused = {number for number, reason in zip(report["damaged_lines"], report["damage_reasons"])
-               if f"{report['format']} " in reason.split(": ", 1)[-1]}
+    # The NUL bytes of a lost write before a glued-on line are damage of their own, under the
+    # same line number as the line after them.
+    reasons: dict[int, list[str]] = {}
+    for number, reason in zip(report["damaged_lines"], report["damage_reasons"]):
+        if not reason.endswith(LOST_WRITE):
+            reasons.setdefault(number, []).append(reason.split(": ", 1)[-1])
+    refused = {number for number, why in reasons.items() if all(f"{report['format']} " in r for r in why)}
     good = source_lines_that_decode(data)
-    lost = [n for n in good if n in report["damaged_lines"] and n not in refused]
+    lost = [n for n in good if n in reasons and n not in refused]
     if report["torn_tail_line"] in good:
         lost.append(report["torn_tail_line"])
     out.lost_good_lines += len(lost)

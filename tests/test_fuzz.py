@@ -102,6 +102,27 @@ def test_the_import_target_passes_a_damaged_real_transcript(tmp_path: Path) -> N
     assert outcome.lost_good_lines == 0 and outcome.invented_entries == 0
 
 
+def test_an_import_keeps_a_line_glued_onto_a_lost_writes_nul_bytes(tmp_path: Path) -> None:
+    """NUL bytes with no line end, then an intact line: the NULs are damage, the line is imported."""
+    from aptmem.importers.base import LOST_WRITE
+    from aptmem.importers.scan import TranscriptScan
+    from experiments.fuzz_targets import TARGETS, TargetContext
+
+    lines = (REAL / "claude-code-tool_heavy.jsonl").read_bytes().splitlines(keepends=True)
+    clean, damaged = tmp_path / "clean.jsonl", tmp_path / "damaged.jsonl"
+    clean.write_bytes(b"".join(lines))
+    damaged.write_bytes(b"".join([*lines[:5], b"\x00" * 700, *lines[5:]]))
+    scan = TranscriptScan("claude-code", damaged)
+    assert list(scan) == list(TranscriptScan("claude-code", clean))
+    report = scan.report
+    assert report.damaged_lines == [6] and report.damage_reasons == [f"line 6: {LOST_WRITE}"]
+    assert report.good_lines == len(lines) and report.lines == len(lines) + 1
+    work = tmp_path / "work"
+    work.mkdir()
+    outcome = TARGETS["import"](damaged.read_bytes(), work, TargetContext([], 4096))
+    assert not outcome.unexpected and not outcome.violations and outcome.lost_good_lines == 0, outcome
+
+
 def test_the_import_target_catches_an_importer_that_drops_good_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The oracle can fail: a reader that calls every 'assistant' line damaged loses good lines."""
     import aptmem.importers.base as base

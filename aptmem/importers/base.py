@@ -9,6 +9,9 @@ way :class:`aptmem.recovery.LogScan` does for aptmem's own logs:
   reason are reported);
 * a last line without a line end that does not decode is a *torn tail* (a writer was cut off);
 * a last line without a line end that decodes is good (``missing_final_newline``);
+* NUL bytes followed by a good line on the same line are a write lost in a power loss with the
+  next line glued onto it: the NULs are damage, the line after the last NUL is read (JSON never
+  holds a raw NUL), so the two count as two lines with one number;
 * blank lines and a UTF-8 BOM at the start are tolerated, not damage.
 
 Memory stays bounded by the longest line (capped), whatever the file's size.
@@ -27,9 +30,11 @@ import msgspec
 from aptmem.errors import CorruptTranscriptError, NotATranscriptError
 from aptmem.logreader import DEFAULT_LINE_CAP
 
-__all__ = ["Clock", "ImportReport", "LineIds", "SourceReader", "block_text", "count", "envelope_free", "to_ms"]
+__all__ = ["LOST_WRITE", "Clock", "ImportReport", "LineIds", "SourceReader", "block_text", "count", "envelope_free", "to_ms"]
 
 _BOM = b"\xef\xbb\xbf"
+#: The damage reason of a lost write's NUL bytes with the next line glued on.
+LOST_WRITE = "zero-filled bytes (a lost write) before the rest of the line"
 _READ_CHUNK = 1 << 20
 _decoder = msgspec.json.Decoder()
 
@@ -37,7 +42,8 @@ _decoder = msgspec.json.Decoder()
 class ImportReport(msgspec.Struct, kw_only=True):
     """What an import read, produced, skipped and found damaged.
 
-    Lines are physical lines of the source (1-based numbers). ``skipped`` counts what has no
+    Lines are physical lines of the source (1-based numbers; a line holding a lost write's NUL
+    bytes with another line glued on counts as two, with one number). ``skipped`` counts what has no
     aptmem counterpart and was left out on purpose, by reason (a source line type, or a part of
     a line such as an empty text block); nothing else is left out. ``entries`` counts the
     entries produced (written, when the import wrote a session), ``by_type`` them by aptmem type
@@ -143,8 +149,14 @@ class SourceReader:
                 body = raw[:-1] if terminated else raw
                 if body.endswith(b"\r"):
                     body = body[:-1]
+                lead = 0
                 if number == 1 and body.startswith(_BOM):
-                    body = body[len(_BOM):]
+                    body, lead = body[len(_BOM):], len(_BOM)
+                cut = body.rfind(b"\x00")
+                if cut >= 0 and _decode(body[cut + 1 :])[1] is None:
+                    report.lines += 1
+                    self._damage(number, offset, lead + cut + 1, True, LOST_WRITE)
+                    body = body[cut + 1 :]
                 if body.strip():
                     report.lines += 1
                     obj, reason = _decode(body)
