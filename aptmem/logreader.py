@@ -14,12 +14,14 @@ import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from aptmem.entries import Entry, decode_line
 from aptmem.errors import InvalidEntry, NotASessionError
 from aptmem.fsutil import open_read
 
-__all__ = ["DEFAULT_LINE_CAP", "LogLine", "classify", "classify_segments", "iter_lines", "open_log"]
+__all__ = ["DEFAULT_LINE_CAP", "LogLine", "PhysicalLine", "after_lost_write", "classify", "classify_segments",
+           "iter_lines", "open_log", "over_cap_reason", "physical_lines"]
 
 #: The default cap on one line's length. It admits lines of 64 MiB, far above the 16 MiB an
 #: agent's largest tool result plausibly needs, while bounding a reader's memory.
@@ -67,11 +69,26 @@ def open_log(path: str | os.PathLike[str]) -> io.BufferedReader:
     return io.open(fd, "rb", buffering=_READ_CHUNK)
 
 
-def iter_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_offset: int = 0) -> Iterator[LogLine]:
-    """Yield every physical line of ``stream`` classified, oldest first.
+class PhysicalLine(NamedTuple):
+    """One physical line as read, before anyone decodes it (see :func:`physical_lines`)."""
 
-    ``stream`` must be positioned at ``start_offset`` (0 for a whole file). Memory use is
-    bounded by ``cap`` plus the read buffer.
+    number: int
+    offset: int
+    #: bytes in the file, the line end included
+    length: int
+    terminated: bool
+    #: the line without its ``\\n``, a ``\\r`` before it and a BOM at the start of the file;
+    #: None for a line longer than the cap, which is skipped in chunks, never held
+    body: bytes | None
+    #: bytes of the line before ``body`` (a BOM)
+    lead: int
+
+
+def physical_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_offset: int = 0) -> Iterator[PhysicalLine]:
+    """Yield every physical line of ``stream``, oldest first, holding at most ``cap`` bytes of one.
+
+    The line format every JSONL reader here shares (aptmem's logs and the importers' source
+    transcripts). ``stream`` must be positioned at ``start_offset`` (0 for a whole file).
     """
     offset = start_offset
     number = 0
@@ -90,7 +107,7 @@ def iter_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_off
                 if not more or more.endswith(b"\n"):
                     terminated = more.endswith(b"\n")
                     break
-            yield LogLine(number, offset, length, "damaged", terminated, reason=f"line longer than the cap of {cap} bytes")
+            yield PhysicalLine(number, offset, length, terminated, None, 0)
             offset += length
             continue
         body = raw[:-1] if terminated else raw
@@ -99,28 +116,56 @@ def iter_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_off
         lead = 0
         if offset == 0 and body.startswith(_BOM):
             body, lead = body[len(_BOM) :], len(_BOM)
-        yield from classify_segments(body, number, offset, length, terminated, lead)
+        yield PhysicalLine(number, offset, length, terminated, body, lead)
         offset += length
+
+
+def over_cap_reason(cap: int) -> str:
+    """The damage reason of a line longer than the cap."""
+    return f"line longer than the cap of {cap} bytes"
+
+
+def after_lost_write(body: bytes) -> int:
+    """Where the text after a line's last NUL byte starts, or -1 when no text follows a NUL.
+
+    A write lost in a power loss can come back as NUL bytes with no line end, so the next
+    intact line is glued onto them; valid JSON never holds a raw NUL, so that text may be a
+    line of its own. The caller decides whether it is a good one.
+    """
+    cut = body.rfind(b"\x00")
+    return cut + 1 if cut >= 0 and body[cut + 1 :].strip() else -1
+
+
+def iter_lines(stream: io.BufferedReader, cap: int = DEFAULT_LINE_CAP, start_offset: int = 0) -> Iterator[LogLine]:
+    """Yield every physical line of ``stream`` classified, oldest first.
+
+    ``stream`` must be positioned at ``start_offset`` (0 for a whole file). Memory use is
+    bounded by ``cap`` plus the read buffer.
+    """
+    for line in physical_lines(stream, cap, start_offset):
+        if line.body is None:
+            yield LogLine(line.number, line.offset, line.length, "damaged", line.terminated, reason=over_cap_reason(cap))
+        else:
+            yield from classify_segments(line.body, line.number, line.offset, line.length, line.terminated, line.lead)
 
 
 def classify_segments(body: bytes, number: int, offset: int, length: int, terminated: bool, lead: int = 0) -> list[LogLine]:
     """Classify one physical line, split after its last NUL byte when a good line follows it.
 
-    A write lost in a power loss can come back as NUL bytes with no line end, so the next
-    intact line is glued onto them. A valid JSON line never holds a raw NUL, so when the text
-    after the last NUL is a good entry, the bytes up to it are damage of their own and the entry
-    is kept instead of being lost with the damage. Otherwise the line is one damaged line.
-    ``lead`` counts bytes before ``body`` in the line (a BOM).
+    When the text after a lost write's NUL bytes (:func:`after_lost_write`) is a good entry, the
+    bytes before it are damage of their own and the entry is kept instead of being lost with the
+    damage. Otherwise the line is one damaged line. ``lead`` counts bytes before ``body`` in the
+    line (a BOM).
     """
-    cut = body.rfind(b"\x00")
-    if cut < 0 or not body[cut + 1 :].strip():
+    cut = after_lost_write(body)
+    if cut < 0:
         return [classify(body, number, offset, length, terminated)]
-    head = lead + cut + 1
-    rest = classify(body[cut + 1 :], number, offset + head, length - head, terminated)
+    head = lead + cut
+    rest = classify(body[cut:], number, offset + head, length - head, terminated)
     if rest.kind != "good":
         return [classify(body, number, offset, length, terminated)]
     # Not torn: the damage is followed by more of the file on the same line.
-    return [classify(body[: cut + 1], number, offset, head, True), rest]
+    return [classify(body[:cut], number, offset, head, True), rest]
 
 
 def classify(body: bytes, number: int, offset: int, length: int, terminated: bool) -> LogLine:

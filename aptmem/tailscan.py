@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from aptmem.entries import Compaction, Entry
 from aptmem.errors import CorruptLogError
-from aptmem.logreader import DEFAULT_LINE_CAP, LogLine, classify_segments, open_log
+from aptmem.logreader import DEFAULT_LINE_CAP, LogLine, classify_segments, open_log, over_cap_reason
 
 __all__ = ["read_live_tail", "iter_lines_reversed"]
 
@@ -78,7 +78,7 @@ def _finish(parts: list[bytes], start: int, seg_end: int, terminated: bool, over
     """Classify one line found going backwards, from its pieces (newest first); newest segment first."""
     length = seg_end - start
     if overflow:
-        return [LogLine(-1, start, length, "damaged", terminated, reason=f"line longer than the cap of {cap} bytes")]
+        return [LogLine(-1, start, length, "damaged", terminated, reason=over_cap_reason(cap))]
     body = b"".join(reversed(parts))
     if terminated:
         body = body[:-1]

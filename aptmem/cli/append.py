@@ -46,7 +46,7 @@ from aptmem.errors import AptmemError, CorruptLogError, InvalidEntry, LockTimeou
 from aptmem.ids import validate_session_id
 from aptmem.jsonl_store import SYNC_POLICIES, JsonlStore
 from aptmem.jsonvalue import MAX_INT_DIGITS
-from aptmem.logreader import DEFAULT_LINE_CAP
+from aptmem.logreader import DEFAULT_LINE_CAP, over_cap_reason
 from aptmem.store import RECOVERY_MODES
 
 __all__ = ["BURST_LINES", "InputLineError", "parse_line", "register", "run"]
@@ -206,13 +206,13 @@ def _lines(fd: int, cap: int, appender: _Appender | None) -> Any:
         while end != -1:
             number += 1
             if end - start > cap:
-                raise InputLineError(number, f"line longer than the cap of {cap} bytes")
+                raise InputLineError(number, over_cap_reason(cap))
             yield number, bytes(buffer[start:end])
             start = end + 1
             end = buffer.find(b"\n", start)
         del buffer[:start]
         if len(buffer) > cap:
-            raise InputLineError(number + 1, f"line longer than the cap of {cap} bytes")
+            raise InputLineError(number + 1, over_cap_reason(cap))
     if buffer:
         yield number + 1, bytes(buffer)
 

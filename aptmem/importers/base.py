@@ -28,11 +28,10 @@ from typing import Any
 import msgspec
 
 from aptmem.errors import CorruptTranscriptError, NotATranscriptError
-from aptmem.logreader import DEFAULT_LINE_CAP
+from aptmem.logreader import DEFAULT_LINE_CAP, after_lost_write, over_cap_reason, physical_lines
 
 __all__ = ["LOST_WRITE", "Clock", "ImportReport", "LineIds", "SourceReader", "block_text", "count", "envelope_free", "to_ms"]
 
-_BOM = b"\xef\xbb\xbf"
 #: The damage reason of a lost write's NUL bytes with the next line glued on.
 LOST_WRITE = "zero-filled bytes (a lost write) before the rest of the line"
 _READ_CHUNK = 1 << 20
@@ -126,37 +125,16 @@ class SourceReader:
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         report = self.report
         with self._open() as stream:
-            number = offset = 0
-            while True:
-                raw = stream.readline(self.cap + 1)
-                if not raw:
-                    return
-                number += 1
-                length = len(raw)
-                terminated = raw.endswith(b"\n")
-                if not terminated and length > self.cap:
-                    # Over the cap: consume the rest of the line without keeping it.
-                    while True:
-                        more = stream.readline(_READ_CHUNK)
-                        length += len(more)
-                        if not more or more.endswith(b"\n"):
-                            terminated = more.endswith(b"\n")
-                            break
+            for number, offset, length, terminated, body, lead in physical_lines(stream, self.cap):
+                if body is None:
                     report.lines += 1
-                    self._damage(number, offset, length, terminated, f"line longer than the cap of {self.cap} bytes")
-                    offset += length
+                    self._damage(number, offset, length, terminated, over_cap_reason(self.cap))
                     continue
-                body = raw[:-1] if terminated else raw
-                if body.endswith(b"\r"):
-                    body = body[:-1]
-                lead = 0
-                if number == 1 and body.startswith(_BOM):
-                    body, lead = body[len(_BOM):], len(_BOM)
-                cut = body.rfind(b"\x00")
-                if cut >= 0 and _decode(body[cut + 1 :])[1] is None:
+                cut = after_lost_write(body)
+                if cut > 0 and _decode(body[cut:])[1] is None:
                     report.lines += 1
-                    self._damage(number, offset, lead + cut + 1, True, LOST_WRITE)
-                    body = body[cut + 1 :]
+                    self._damage(number, offset, lead + cut, True, LOST_WRITE)
+                    body = body[cut:]
                 if body.strip():
                     report.lines += 1
                     obj, reason = _decode(body)
@@ -167,7 +145,6 @@ class SourceReader:
                         yield number, obj  # type: ignore[misc]
                     else:
                         self._damage(number, offset, length, terminated, reason)
-                offset += length
 
     def _damage(self, number: int, offset: int, length: int, terminated: bool, reason: str) -> None:
         """Record a damaged line (or the torn tail); raise in strict mode."""
