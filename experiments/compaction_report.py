@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.figures import _pyplot
+from experiments.figures import _pyplot, save_figure
 from experiments.markdown import markdown_table
 
 __all__ = ["compaction_section", "occupancy_figure", "retention_figure", "retention_markdown", "summary_markdown"]
@@ -89,11 +89,7 @@ def occupancy_figure(occupancy: pl.DataFrame, trigger: float, target: float, pat
     fig.suptitle("Context occupancy over turns, with compaction events")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)  # one legend below all panels
-    fig.tight_layout(rect=(0, 0.08 if len(replays) > 1 else 0.12, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, rect=(0, 0.08 if len(replays) > 1 else 0.12, 1, 1))
 
 
 def retention_figure(checks: pl.DataFrame, facts: pl.DataFrame, path: Path) -> Path:
@@ -124,11 +120,7 @@ def retention_figure(checks: pl.DataFrame, facts: pl.DataFrame, path: Path) -> P
     ax.set_title("Fact retention across compactions (summary + kept turns as shown)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def compaction_section(run_dir: Path) -> str | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.figures import _pyplot
+from experiments.figures import _pyplot, save_figure
 from experiments.markdown import markdown_table
 
 __all__ = ["comparison_section", "pareto_points", "pareto_figure"]
@@ -177,8 +177,4 @@ def pareto_figure(points: pl.DataFrame, path: Path) -> Path:
     ax.set_title("The main trade-off: cost per append against durability")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from experiments.crash_explore_check import VIOLATIONS
-from experiments.figures import _pyplot
+from experiments.figures import _pyplot, save_figure
 from experiments.markdown import markdown_table
 
 __all__ = ["crash_explore_section", "crash_explore_figure", "per_operation", "EXPECTED", "KNOWN"]
@@ -153,11 +153,7 @@ def crash_explore_figure(df: pl.DataFrame, path: Path) -> Path:
     for ax in (left, right):
         ax.grid(True, axis="x", alpha=0.3)
     fig.suptitle("Crash states explored and violations per strategy and operation (default recovery mode)")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _expected(df: pl.DataFrame) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from experiments.figures import _pyplot
+from experiments.figures import _pyplot, save_figure
 from experiments.markdown import markdown_table
 
 __all__ = ["OUTCOMES", "CLASSES", "outcome_column", "recovery_figure", "crash_section"]
@@ -119,11 +119,7 @@ def recovery_figure(df: pl.DataFrame, notes: dict[str, Any], path: Path) -> Path
         ax.tick_params(axis="y", labelsize=8)
     axes[0].legend(loc="lower right", fontsize=8, bbox_to_anchor=(1.0, 1.12), ncol=3)
     fig.suptitle("Recovery outcomes per crash kind and recovery mode", y=0.995)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _without_promise(df: pl.DataFrame) -> list[str]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-__all__ = ["append_latency_figure"]
+__all__ = ["append_latency_figure", "save_figure"]
 
 
 def _pyplot():
@@ -17,6 +17,19 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_figure(fig, path: Path, *, rect: tuple[float, float, float, float] | None = None) -> Path:  # noqa: ANN001
+    """Lay ``fig`` out (within ``rect``, when a shared legend takes the rest), write it to ``path``
+    as PNG (making its folder), close it and return ``path``."""
+    if rect is None:
+        fig.tight_layout()
+    else:
+        fig.tight_layout(rect=rect)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    _pyplot().close(fig)
+    return path
 
 
 def append_latency_figure(samples: pl.DataFrame, path: Path, *, window: int = 50) -> Path:
@@ -51,8 +64,4 @@ def append_latency_figure(samples: pl.DataFrame, path: Path, *, window: int = 50
     ax.set_title("Append latency as the session grows")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.figures import _pyplot
+from experiments.figures import _pyplot, save_figure
 
 __all__ = ["load_time_figure", "peak_memory_figure"]
 
@@ -42,14 +42,6 @@ def _log_axes(ax) -> None:
     ax.grid(True, which="both", alpha=0.3)
 
 
-def _save(fig, plt, path: Path) -> Path:
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
 def load_time_figure(summary: pl.DataFrame, path: Path) -> Path:
     """Median wall time against session size, log-log: full load and resume side by side, one line per strategy.
 
@@ -71,7 +63,7 @@ def load_time_figure(summary: pl.DataFrame, path: Path) -> Path:
     axes[0].set_ylabel("wall time incl. opening the store, median (ms, log scale)")
     axes[1].legend(fontsize=8, ncol=1, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.suptitle("Load time against session size (fresh process per run; whiskers: min-max)")
-    return _save(fig, plt, path)
+    return save_figure(fig, path)
 
 
 def peak_memory_figure(summary: pl.DataFrame, path: Path) -> Path:
@@ -107,4 +99,4 @@ def peak_memory_figure(summary: pl.DataFrame, path: Path) -> Path:
     labels += ["solid: peak RSS", "dotted: traced heap peak"]
     axes[1].legend(handles, labels, fontsize=8, ncol=1, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.suptitle("Peak memory against session size (RSS: VmHWM of a fresh process; traced heap: tracemalloc)")
-    return _save(fig, plt, path)
+    return save_figure(fig, path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.figures import _pyplot
+from experiments.figures import _pyplot, save_figure
 from experiments.markdown import markdown_table
 
 __all__ = ["error_figure", "error_markdown", "speed_figure", "speed_markdown", "tokens_section"]
@@ -94,11 +94,7 @@ def error_figure(acc: pl.DataFrame, path: Path, reference: str) -> Path:
     bottom.set_xlabel("content kind")
     bottom.set_title("Direction of the error: over (+) or under (−) the exact count")
     bottom.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def speed_figure(speed_summary: pl.DataFrame, acc: pl.DataFrame, path: Path) -> Path:
@@ -114,11 +110,7 @@ def speed_figure(speed_summary: pl.DataFrame, acc: pl.DataFrame, path: Path) -> 
     ax.set_xlabel("content kind")
     ax.set_title("Token-estimate speed per estimator and content kind")
     ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def tokens_section(run_dir: Path) -> str | None:

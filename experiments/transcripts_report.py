@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from experiments.figures import _pyplot
+from experiments.figures import _pyplot, save_figure
 from experiments.markdown import markdown_table
 
 __all__ = ["compaction_figure", "transcripts_section", "usage_figure"]
@@ -41,11 +41,7 @@ def usage_figure(usage: pl.DataFrame, path: Path) -> Path:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle("Provider-reported input tokens against each tier's estimate (the gap at 0 is the system prompt and tools)")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def compaction_figure(usage: pl.DataFrame, events: pl.DataFrame, replays: pl.DataFrame, path: Path) -> Path:
@@ -86,11 +82,7 @@ def compaction_figure(usage: pl.DataFrame, events: pl.DataFrame, replays: pl.Dat
         ax.legend(fontsize=7, loc="upper left", ncol=2)
     axes[-1, 0].set_xlabel("request (replies with usage, in order)")
     fig.suptitle("Where the context stood, where the triggers are, where aptmem and the agent compact")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _sources_markdown(sources: list[dict[str, Any]]) -> str:
