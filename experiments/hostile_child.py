@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import msgspec
 
@@ -48,6 +49,15 @@ def _limit_file_size(size: int | None) -> None:
 
 def _eio(*_args: object) -> None:
     raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+
+def _raised(action: Callable[[], object]) -> BaseException | None:
+    """Run ``action``; return what it raised (the finding of the case), or None."""
+    try:
+        action()
+    except BaseException as exc:  # noqa: BLE001 - whatever it raised is what the case reports
+        return exc
+    return None
 
 
 def _temp_files(root: Path) -> list[str]:
@@ -81,11 +91,7 @@ def append_disk_full(root: Path) -> dict[str, Any]:
     store = JsonlStore(root, sync="always")
     store.append_many(SID, _entries(5))
     _limit_file_size(store.path(SID).stat().st_size + 100)
-    error = None
-    try:
-        store.append(SID, User(content="x" * 1000, ts=9, id="big"))
-    except BaseException as exc:  # noqa: BLE001 - the error is the finding
-        error = exc
+    error = _raised(lambda: store.append(SID, User(content="x" * 1000, ts=9, id="big")))
     store.append(SID, User(content="fits", ts=10, id="after"))  # the store goes on after the refusal
     store.close()
     _limit_file_size(None)
@@ -99,11 +105,7 @@ def _compact_disk_full(root: Path, persist: str, room: int) -> dict[str, Any]:
         session.append(entry)
     before = store.path(SID).read_bytes()
     _limit_file_size(len(before) + room if persist == "append" else room)
-    error = None
-    try:
-        session.compact()
-    except BaseException as exc:  # noqa: BLE001
-        error = exc
+    error = _raised(session.compact)
     _limit_file_size(None)
     unchanged = store.path(SID).read_bytes() == before
     again = session.compact()  # with room again, the same session object compacts
@@ -130,11 +132,7 @@ def sidecar_disk_full(root: Path) -> dict[str, Any]:
     memory.create(title="t", working={"kept": 1})
     before = memory.path.read_bytes()
     _limit_file_size(50)
-    error = None
-    try:
-        memory.set("plan", "x" * 500)
-    except BaseException as exc:  # noqa: BLE001
-        error = exc
+    error = _raised(lambda: memory.set("plan", "x" * 500))
     _limit_file_size(None)
     intact = memory.path.read_bytes() == before and memory.get("kept") == 1 and not _temp_files(root)
     return _result(error, intact, f"temp files left: {len(_temp_files(root))}")
@@ -144,29 +142,23 @@ def append_fsync_eio(root: Path) -> dict[str, Any]:
     """fdatasync fails: that append is refused, later ones too until the store is reopened."""
     store = JsonlStore(root, sync="always")
     store.append_many(SID, _entries(2))
-    real, calls = os.fdatasync, []
+    calls: list[int] = []
 
     def failing(fd: int) -> None:
         calls.append(fd)
         _eio()
 
-    os.fdatasync = failing  # type: ignore[assignment]
-    error = later = None
-    try:
-        store.append(SID, User(content="unlucky", ts=2, id="e2"))
-    except BaseException as exc:  # noqa: BLE001
-        error = exc
-    os.fdatasync = real  # the disk "recovers": a retry on the same descriptor must still be refused
-    try:
-        store.append(SID, User(content="later", ts=3, id="e3"))
-    except AptmemError as exc:
-        later = exc
+    with mock.patch.object(os, "fdatasync", failing):
+        error = _raised(lambda: store.append(SID, User(content="unlucky", ts=2, id="e2")))
+    # The disk "recovers": a retry on the same descriptor must still be refused.
+    later = _raised(lambda: store.append(SID, User(content="later", ts=3, id="e3")))
     store.close()
     with JsonlStore(root, sync="always") as reopened:
         reopened.append(SID, User(content="reopened", ts=4, id="e4"))
     ids = _log_ids(root) or []
-    intact = later is not None and {"e0", "e1", "e4"} <= set(ids) and "e3" not in ids and len(calls) == 1
-    return _result(error, intact, f"later append: {'refused' if later else 'ACCEPTED'}; syncs tried on the failed "
+    refused_later = isinstance(later, AptmemError)
+    intact = refused_later and {"e0", "e1", "e4"} <= set(ids) and "e3" not in ids and len(calls) == 1
+    return _result(error, intact, f"later append: {'refused' if refused_later else 'ACCEPTED'}; syncs tried on the failed "
                                   f"descriptor: {len(calls)}; the unacknowledged entry is "
                                   f"{'present' if 'e2' in ids else 'absent'} after reopening")
 
@@ -175,15 +167,8 @@ def batch_close_fsync_eio(root: Path) -> dict[str, Any]:
     """sync=batch: the closing fdatasync fails, and close says so instead of returning quietly."""
     store = JsonlStore(root, sync="batch", batch_size=1000, batch_ms=1e9)
     store.append_many(SID, _entries(5))
-    real = os.fdatasync
-    os.fdatasync = _eio  # type: ignore[assignment]
-    error = None
-    try:
-        store.close()
-    except BaseException as exc:  # noqa: BLE001
-        error = exc
-    finally:
-        os.fdatasync = real
+    with mock.patch.object(os, "fdatasync", _eio):
+        error = _raised(store.close)
     ids = _log_ids(root)
     return _result(error, ids == [f"e{i}" for i in range(5)], "the lines stay in the file; their durability is unknown")
 
@@ -194,15 +179,8 @@ def compact_fsync_eio(root: Path) -> dict[str, Any]:
     for entry in _entries(40):
         session.append(entry)
     before = store.path(SID).read_bytes()
-    real = os.fsync
-    os.fsync = _eio  # type: ignore[assignment]
-    error = None
-    try:
-        session.compact()
-    except BaseException as exc:  # noqa: BLE001
-        error = exc
-    finally:
-        os.fsync = real
+    with mock.patch.object(os, "fsync", _eio):
+        error = _raised(session.compact)
     store.close()
     intact = store.path(SID).read_bytes() == before and not _temp_files(root) and _log_ids(root) is not None
     return _result(error, intact, f"temp files left: {len(_temp_files(root))}")
@@ -213,15 +191,8 @@ def sidecar_fsync_eio(root: Path) -> dict[str, Any]:
     memory = WorkingMemory(root, SID)
     memory.create(title="t", working={"kept": 1})
     before = memory.path.read_bytes()
-    real = os.fsync
-    os.fsync = _eio  # type: ignore[assignment]
-    error = None
-    try:
-        memory.set("plan", "step 1")
-    except BaseException as exc:  # noqa: BLE001
-        error = exc
-    finally:
-        os.fsync = real
+    with mock.patch.object(os, "fsync", _eio):
+        error = _raised(lambda: memory.set("plan", "step 1"))
     intact = memory.path.read_bytes() == before and not _temp_files(root)
     return _result(error, intact, f"temp files left: {len(_temp_files(root))}")
 
@@ -231,11 +202,7 @@ def sidecar_big_int_raised_limit(root: Path) -> dict[str, Any]:
     memory = WorkingMemory(root, SID)
     memory.create(title="t", working={"kept": 1})
     sys.set_int_max_str_digits(0)
-    error = None
-    try:
-        memory.set("n", 10**5000)
-    except BaseException as exc:  # noqa: BLE001
-        error = exc
+    error = _raised(lambda: memory.set("n", 10**5000))
     sys.set_int_max_str_digits(4300)
     try:
         intact = memory.get("kept") == 1
@@ -251,11 +218,7 @@ def entry_big_int_raised_limit(root: Path) -> dict[str, Any]:
     with JsonlStore(root) as store:
         store.append_many(SID, _entries(2))
         sys.set_int_max_str_digits(0)
-        error = None
-        try:
-            store.append(SID, ToolCall(name="calc", args={"n": 10**5000}, ts=2, id="big"))
-        except BaseException as exc:  # noqa: BLE001
-            error = exc
+        error = _raised(lambda: store.append(SID, ToolCall(name="calc", args={"n": 10**5000}, ts=2, id="big")))
         sys.set_int_max_str_digits(4300)
     ids = _log_ids(root)
     note = "the line was written and no reader can decode it: the entry is lost on read" if ids is None else ""
