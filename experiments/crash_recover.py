@@ -13,9 +13,7 @@ from __future__ import annotations
 import os
 import select
 import signal
-import sys
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +21,7 @@ import msgspec
 
 from aptmem.store import select_live
 from experiments.crash_writer import build_store, digest
+from experiments.forking import fork_running
 
 __all__ = ["recover_case", "in_fork", "ForkFailed"]
 
@@ -91,22 +90,14 @@ def in_fork(fn: Callable[[], Any], timeout: float) -> Any:
     fails, is killed, or takes longer than ``timeout`` seconds (it is then SIGKILLed).
     """
     read_fd, write_fd = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child
-        code = 0
-        try:
-            os.close(read_fd)
-            view = memoryview(msgspec.json.encode(fn()))
-            while view:
-                view = view[os.write(write_fd, view):]
-        except BaseException:
-            traceback.print_exc()
-            code = 3
-        finally:
-            sys.stderr.flush()
-            os._exit(code)
+
+    def child() -> None:
+        os.close(read_fd)
+        view = memoryview(msgspec.json.encode(fn()))
+        while view:
+            view = view[os.write(write_fd, view):]
+
+    pid = fork_running(child)
     os.close(write_fd)
     try:
         data = _read_all(read_fd, time.monotonic() + timeout)

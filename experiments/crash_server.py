@@ -27,7 +27,6 @@ import select
 import signal
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from aptmem.entries import Entry
 from experiments.crash_recover import ForkFailed, in_fork, recover_case
 from experiments.crash_writer import (ACK, COMPACT, COMPACTED, DONE, GATE, INTENT, RECORD, Channel,
                                       choose_cuts, digest, session_run, trace_run, wal_run)
+from experiments.forking import fork_running
 from experiments.power_loss import build_image, load_images, write_image
 from experiments.workloads import entries_from_spec
 
@@ -113,23 +113,15 @@ def _fork_writer(run: Any, job: dict[str, Any], entries: list[Entry], root: Path
     """Fork a writer running ``run``; return its pid, the server's end of its channel and its gate."""
     read_fd, write_fd = os.pipe()
     gate_read, gate_write = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            os.close(read_fd)
-            os.close(gate_write)
-            if _WRITER_CPU is not None:
-                os.sched_setaffinity(0, {_WRITER_CPU})
-            run(job, entries, str(root), Channel(write_fd, gate_read, gates), pause=pause)
-        except BaseException:
-            traceback.print_exc()
-            code = 3
-        finally:
-            sys.stderr.flush()
-            os._exit(code)
+
+    def child() -> None:
+        os.close(read_fd)
+        os.close(gate_write)
+        if _WRITER_CPU is not None:
+            os.sched_setaffinity(0, {_WRITER_CPU})
+        run(job, entries, str(root), Channel(write_fd, gate_read, gates), pause=pause)
+
+    pid = fork_running(child)
     os.close(write_fd)
     os.close(gate_read)
     return pid, Records(read_fd), gate_write

@@ -36,7 +36,6 @@ import os
 import signal
 import sys
 import time
-import traceback
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +45,7 @@ from aptmem.compaction.policy import CompactionPolicy
 from aptmem.jsonl_store import JsonlStore
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
+from experiments.forking import fork_running
 
 __all__ = ["FIXED_TS", "HOWS", "TRACED", "CountingUuid", "open_session", "pin_compactions"]
 
@@ -150,19 +150,7 @@ def _run_to_death(job: dict[str, Any], run: dict[str, Any]) -> None:
 def _kill(job: dict[str, Any]) -> dict[str, Any]:
     fates: list[str] = []
     for run in job["runs"]:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                _run_to_death(job, run)
-            except BaseException:
-                traceback.print_exc()
-                code = 3
-            finally:
-                sys.stderr.flush()
-                os._exit(code)
+        pid = fork_running(lambda run=run: _run_to_death(job, run))
         _, status = os.waitpid(pid, 0)
         if os.WIFSIGNALED(status):
             fates.append(signal.Signals(os.WTERMSIG(status)).name)
