@@ -46,6 +46,8 @@ import msgspec
 
 from aptmem.entries import UnknownEntry, decode_line, encode_entry, entry_type
 from aptmem.errors import AptmemError, InvalidEntry
+from aptmem.importers.base import LOST_WRITE
+from aptmem.importers.scan import TranscriptScan
 from aptmem.recovery import LogScan, quarantine_path, repair_log
 from aptmem.store import RECOVERY_MODES, select_live
 from aptmem.tailscan import read_live_tail
@@ -246,8 +248,6 @@ def _tokens(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
 
 
 def _import(data: bytes, work: Path, ctx: TargetContext) -> Outcome:
-    from aptmem.importers.base import LOST_WRITE
-    from aptmem.importers.scan import TranscriptScan
 
     out = Outcome()
     src = work / "source.jsonl"
