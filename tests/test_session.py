@@ -137,7 +137,7 @@ def test_replay_and_compact_from_the_command_line(tmp_path: Path) -> None:
     assert out["damaged_lines"] == [out["entries"] + 1]
 
     root = tmp_path / "sessions"
-    kept = subprocess.run([sys.executable, "-m", "aptmem", "replay", str(src), "--window", "1000000", "--root", str(root),
+    kept = subprocess.run([sys.executable, "-m", "aptmem", "replay", str(src), "--window", "1000000", "--into", str(root),
                            "--json"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     sid = json.loads(kept.stdout.strip().splitlines()[-1])["session_id"]
     path = root / f"{sid}.jsonl"
