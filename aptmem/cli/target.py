@@ -57,10 +57,7 @@ class Target:
 def resolve_name(name: str, root: str | None) -> Target:
     """Turn a command-line name (and ``--root``) into a :class:`Target`, checking nothing on disk."""
     if root is not None:
-        if not is_session_id(name) and (os.sep in name or name.endswith(LOG_SUFFIX)):
-            raise NotASessionError(name, "with --root DIR, give a SESSION_ID (a UUID), not a path; "
-                                         "without --root, give the log's PATH")
-        session_id = validate_session_id(name)
+        session_id = validate_session_id(name)  # a path here is refused: "looks like a path"
         return Target(Path(root) / (session_id + LOG_SUFFIX), Path(root), session_id)
     if is_session_id(name) and not os.path.lexists(name):
         folder = default_root()

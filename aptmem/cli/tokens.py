@@ -15,7 +15,7 @@ What is counted, and every line says which (``counted`` in ``--json``):
 
 ``--entries`` insists that each file be a session log. An agent's transcript (Claude Code, pi) is
 refused unless ``--text``: ``aptmem import`` makes a session of it. With ``--root DIR`` each FILE
-is a session id in DIR. A file that cannot be counted is one line on stderr; the other files are
+is a session id in DIR (a bare id names a session of ``$APTMEM_ROOT`` or ``./sessions``). A file that cannot be counted is one line on stderr; the other files are
 still counted and the exit code is 2. An unavailable tokenizer stops before any file is read.
 """
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import io
+import os
 import sys
 import time
 from typing import BinaryIO
@@ -72,6 +73,8 @@ def _is_session(name: str, args: argparse.Namespace) -> bool:
         return False
     if name == "-":
         return True
+    if not args.entries and not os.path.isfile(name):
+        return False  # missing, a folder: reading it as text says so in the system's own words
     kind, reason = sniff_log(name)
     if kind == SESSION:
         return True
@@ -167,7 +170,7 @@ def run_tokens(args: argparse.Namespace) -> int:
     for given in args.files:
         name = given
         try:
-            name = str(resolve_name(given, args.root).path) if args.root is not None else given
+            name = given if given == "-" else str(resolve_name(given, args.root).path)
             row = _count_one(estimator, name, args)
         except OSError as exc:
             print(f"aptmem: {name}: {exc.strerror or exc}", file=sys.stderr)

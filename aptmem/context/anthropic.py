@@ -7,8 +7,9 @@
   ``is_error`` when it failed) in the next user message;
 * consecutive messages of one role are merged into one message (tool results first, as the API
   wants them), so roles alternate;
-* a context that ends with an assistant text has its trailing white space cut: the API reads a
-  final assistant message as the start of its reply and refuses trailing white space there.
+* a tool result of only white space is sent without content; a context that ends with an
+  assistant text has its trailing white space cut: the API reads a final assistant message as the
+  start of its reply and refuses trailing white space there.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class AnthropicMessage(msgspec.Struct, kw_only=True):
 
 def _blocks(message: Message) -> tuple[Literal["user", "assistant"], list[Block]]:
     if message.role == "tool":
-        return "user", [ToolResultBlock(tool_use_id=message.call_id or "", content=message.text or None,
+        return "user", [ToolResultBlock(tool_use_id=message.call_id or "", content=message.text if message.text.strip() else None,
                                         is_error=message.is_error)]
     blocks: list[Block] = [TextBlock(text=message.text)] if message.text else []
     blocks.extend(ToolUseBlock(id=u.id, name=u.name, input=u.args) for u in message.calls)
@@ -74,16 +75,9 @@ def anthropic_messages(rendered: RenderedContext) -> list[AnthropicMessage]:
             out[-1].content.extend(blocks)
         else:
             out.append(AnthropicMessage(role=role, content=blocks))
-    if out and out[-1].role == "assistant":
+    if out and out[-1].role == "assistant" and isinstance(out[-1].content[-1], TextBlock):
         last = out[-1].content
-        if isinstance(last[-1], TextBlock):
-            text = last[-1].text.rstrip()
-            if text:
-                last[-1] = TextBlock(text=text)
-            else:
-                last.pop()
-                if not last:
-                    out.pop()
+        last[-1] = TextBlock(text=last[-1].text.rstrip())  # not empty: texts hold more than white space
     return out
 
 

@@ -2,7 +2,8 @@
 
 What each entry becomes (:class:`ContextBuilder` does it one entry at a time):
 
-* ``user`` / ``assistant``: a message of that role with the content (none when it is empty).
+* ``user`` / ``assistant``: a message of that role with the content (none when it is empty or
+  only white space, which providers refuse as a text block).
   An assistant's ``model`` and ``usage`` are bookkeeping, not sent.
 * ``tool_call``: a tool use (id, name, arguments) in an assistant message; consecutive calls
   share one message, as parallel calls do. Right after that message comes one ``tool`` message
@@ -208,7 +209,7 @@ class ContextBuilder:
             if isinstance(entry, ToolResult):
                 self._add_result(position, entry)
             elif isinstance(entry, (User, Assistant)):
-                if entry.content:
+                if not _renders_nothing(entry):
                     role: Role = "user" if isinstance(entry, User) else "assistant"
                     self._add_message(position, Message(role=role, text=entry.content))
             elif isinstance(entry, Compaction):
@@ -295,8 +296,8 @@ class ContextBuilder:
 
 
 def _renders_nothing(entry: Entry) -> bool:
-    """An entry that adds no message where it stands (it does not end a group of calls)."""
-    return isinstance(entry, (User, Assistant)) and not entry.content
+    """A text entry that adds no message where it stands (empty or white space only: it says nothing)."""
+    return isinstance(entry, (User, Assistant)) and not entry.content.strip()
 
 
 def render_context(entries: Iterable[Entry], system: Sequence[str] = ()) -> RenderedContext:

@@ -7,7 +7,8 @@ result's tokens depend on the call it answers (it takes over that call's answer)
 with no answer is sent with a placeholder answer:
 
 * :func:`count_entries` counts a sequence of entries as one rendering (what a request carries);
-* :func:`count_entry` counts one entry as if it were alone.
+* :func:`count_entry` counts one entry's share of a well-formed context (a call without its
+  answer, a result as the message answering its call), for callers that count entry by entry.
 
 :func:`render_entry` is something else: a plain-text line per entry (``"<role>\\n<content>"``, a
 call as ``"assistant tool_call <name>\\n<args as JSON>"``, a summary as ``"summary\\n..."``), for
@@ -21,7 +22,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from aptmem.context.render import MESSAGE_OVERHEAD, ContextBuilder
+from aptmem.context.render import MESSAGE_OVERHEAD, NO_RESULT, ContextBuilder
 from aptmem.entries import Assistant, Compaction, Entry, Metadata, ToolCall, ToolResult, UnknownEntry, User
 from aptmem.tokens.base import Estimator
 
@@ -93,14 +94,22 @@ def count_entries(estimator: Estimator, entries: Iterable[Entry]) -> int:
 
 
 def count_entry(estimator: Estimator, entry: Entry) -> int:
-    """Tokens of ``entry`` rendered alone; a tool result as the ``tool`` message answering its call.
+    """Tokens of ``entry``'s share of a well-formed context, counted alone.
 
-    A call alone is counted with its answer (its inline result, or the placeholder of an
-    unanswered call); a result is counted as it is sent when its call is in the context (frame,
-    call id, content), since that is where a result stands in a well-formed session.
+    A call is its tool use in an assistant message (with its inline result as its answer when it
+    has one); a result is the ``tool`` message answering its call (frame, call id, content); any
+    other entry is counted as it is rendered. Summed over a session this is
+    :func:`count_entries` but for what only the whole context shows: calls sharing one message,
+    the placeholder answer of an unanswered call, results that answer no call.
     """
+    n = estimator.count
     if isinstance(entry, ToolResult):
-        n = estimator.count
         ident = entry.call_id or entry.name or ""
         return MESSAGE_OVERHEAD + n("tool") + (n(ident) if ident else 0) + (n(entry.content) if entry.content else 0)
-    return count_entries(estimator, (entry,))
+    builder = ContextBuilder(count=n)
+    builder.add(entry)
+    if isinstance(entry, ToolCall) and entry.result is None:
+        # Alone, the call is counted with a placeholder answer; its share leaves the answer to its result.
+        call_id = builder.rendered().messages[0].calls[0].id
+        return builder.total - (MESSAGE_OVERHEAD + n("tool") + n(call_id) + n(NO_RESULT))
+    return builder.total
