@@ -91,7 +91,8 @@ def sniff_log(path: str | os.PathLike[str], cap: int = DEFAULT_LINE_CAP) -> tupl
         return "json-document", _DOCUMENT
     if brace or seen == 0:
         return SESSION, ""
-    return "not-jsonl", "not a session log: none of its first lines is a JSON object (a session log is one JSON entry a line)"
+    return "not-jsonl", ("not a session log: none of its first lines is a JSON object "
+                         "(a session log is one JSON entry a line)")
 
 
 _DOCUMENT = ("one JSON document spread over the file (pretty-printed JSON or an array), not a JSON-lines "
@@ -118,7 +119,8 @@ def _line_verdict(stripped: bytes, *, first: bool) -> tuple[str, str] | None:
         return None
     if not isinstance(obj, dict):
         return None
-    foreign = _transcript(obj)
+    # Every transcript line has a string type; only such an object is worth asking the importers about.
+    foreign = _transcript(obj) if isinstance(obj.get("type"), str) else None
     if foreign is not None:
         return foreign, (f"a {foreign} transcript, not an aptmem session log: "
                          f"'aptmem import --from {foreign} PATH DEST_DIR' (or --from auto) makes a session of it")

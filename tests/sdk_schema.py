@@ -10,6 +10,7 @@ satisfied by one of its members, every element of a list checked. Offline: nothi
 from __future__ import annotations
 
 import collections.abc
+import reprlib
 import types
 import typing
 from typing import Any
@@ -26,6 +27,11 @@ class SchemaError(AssertionError):
 _WRAPPERS = {"Required", "NotRequired", "ReadOnly", "Annotated"}
 _LISTS = (list, collections.abc.Iterable, collections.abc.Sequence, collections.abc.Collection)
 _MAPS = (dict, collections.abc.Mapping)
+
+
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 40
+_short = _repr.repr  # failed union members are tried often: keep their messages cheap
 
 
 def _name(tp: Any) -> str:
@@ -50,7 +56,7 @@ def check(value: Any, tp: Any, where: str = "body") -> None:
         return None
     if tp is type(None) or tp is None:
         if value is not None:
-            raise SchemaError(f"{where}: {value!r} is not null")
+            raise SchemaError(f"{where}: {_short(value)} is not null")
         return None
     if typing_extensions.is_typeddict(tp):
         return _check_typeddict(value, tp, where)
@@ -65,7 +71,7 @@ def check(value: Any, tp: Any, where: str = "body") -> None:
         raise SchemaError(f"{where}: fits none of {_name(tp)}: " + " | ".join(errors[:4]))
     if origin in (typing.Literal, typing_extensions.Literal):
         if not any(value == v and type(value) is type(v) for v in typing.get_args(tp)):
-            raise SchemaError(f"{where}: {value!r} is not one of {typing.get_args(tp)}")
+            raise SchemaError(f"{where}: {_short(value)} is not one of {_short(typing.get_args(tp))}")
         return None
     if origin in _LISTS:
         if not isinstance(value, list):
@@ -87,7 +93,7 @@ def check(value: Any, tp: Any, where: str = "body") -> None:
         if tp is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not ok:
-            raise SchemaError(f"{where}: {value!r} is not a {tp.__name__}")
+            raise SchemaError(f"{where}: {_short(value)} is not a {tp.__name__}")
         return None
     raise SchemaError(f"{where}: the validator does not know the type {tp!r}")
 

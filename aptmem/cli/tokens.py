@@ -15,8 +15,9 @@ What is counted, and every line says which (``counted`` in ``--json``):
 
 ``--entries`` insists that each file be a session log. An agent's transcript (Claude Code, pi) is
 refused unless ``--text``: ``aptmem import`` makes a session of it. With ``--root DIR`` each FILE
-is a session id in DIR (a bare id names a session of ``$APTMEM_ROOT`` or ``./sessions``). A file that cannot be counted is one line on stderr; the other files are
-still counted and the exit code is 2. An unavailable tokenizer stops before any file is read.
+is a session id in DIR (a bare id names a session of ``$APTMEM_ROOT`` or ``./sessions``). A file
+that cannot be counted is one line on stderr; the other files are still counted and the exit
+code is 2. An unavailable tokenizer stops before any file is read.
 """
 
 from __future__ import annotations

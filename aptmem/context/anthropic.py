@@ -57,8 +57,8 @@ class AnthropicMessage(msgspec.Struct, kw_only=True):
 
 def _blocks(message: Message) -> tuple[Literal["user", "assistant"], list[Block]]:
     if message.role == "tool":
-        return "user", [ToolResultBlock(tool_use_id=message.call_id or "", content=message.text if message.text.strip() else None,
-                                        is_error=message.is_error)]
+        content = message.text if message.text.strip() else None
+        return "user", [ToolResultBlock(tool_use_id=message.call_id or "", content=content, is_error=message.is_error)]
     blocks: list[Block] = [TextBlock(text=message.text)] if message.text else []
     blocks.extend(ToolUseBlock(id=u.id, name=u.name, input=u.args) for u in message.calls)
     return ("user" if message.role == "user" else "assistant"), blocks
