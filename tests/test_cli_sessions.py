@@ -166,6 +166,9 @@ def test_missing_sessions_and_bad_combinations_name_the_flags_and_folders(tmp_pa
     assert code == 2 and "<uuid>.jsonl" in err and "--root DIR SESSION_ID" in err
     code, _, err = run(capsys, "cat", "--root", str(root), "../../etc/passwd")
     assert code == 2 and "looks like a path" in err
+    for flags, named in ((["--keep-turns", "0"], "--keep-turns"), (["--trigger", "0.2"], "--trigger"), ([], "--window")):
+        code, _, err = run(capsys, "replay", str(loose), "--window", "100" if not flags else "1000", *flags)
+        assert code == 2 and named in err and "keep_turns" not in err, err
 
 
 def test_ls_lists_the_sessions_of_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

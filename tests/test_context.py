@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.context.assemble import Context, read_context
+from aptmem.continuation import create_session
 from aptmem.context.pairing import pair_tools
 from aptmem.context.render import NO_RESULT, ContextBuilder, count_messages, render_context
 from aptmem.entries import Assistant, Compaction, Entry, Metadata, ToolCall, ToolResult, User, decode_line, encode_line
@@ -166,11 +167,11 @@ def test_the_running_tally_equals_a_fresh_count_of_the_rendering(variant: str) -
 
 
 def test_a_session_reports_the_tokens_of_the_context_it_renders(tmp_path: Path) -> None:
-    sid = new_session_id()
-    memory = WorkingMemory(tmp_path, sid)
-    memory.create(memory="The user wants small commits.")
     precise = get_estimator("precise")
     with JsonlStore(tmp_path) as store:
+        sid = create_session(store, title="compacting")
+        memory = WorkingMemory(tmp_path, sid)
+        memory.set_text("The user wants small commits.")
         session = Session(store, sid, policy=CompactionPolicy(window=6_000), estimator=get_estimator("medium"),
                           confirm=precise, memory=memory, system_prompt="You are careful.")
         compactions = 0

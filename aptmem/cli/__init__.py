@@ -17,12 +17,13 @@ Errors are one line on stderr naming the file and the reason; no traceback for u
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 
 from aptmem.errors import AptmemError, CorruptLogError
 
-__all__ = ["main", "build_parser", "one_line", "EXIT_OK", "EXIT_DAMAGE", "EXIT_USAGE"]
+__all__ = ["main", "build_parser", "one_line", "as_flags", "EXIT_OK", "EXIT_DAMAGE", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_DAMAGE = 1
@@ -38,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (append, fsck, sessions, listing, context, tokens, compaction, imports, usage_check):
         module.register(commands)
     return parser
+
+
+def as_flags(message: str, names: Sequence[str]) -> str:
+    """A library message about parameters ``names`` (``keep_turns``) as one about flags (``--keep-turns``)."""
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])")
+    return pattern.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 
 def one_line(text: str) -> str:

@@ -65,11 +65,15 @@ def _policy_options(p: argparse.ArgumentParser) -> None:
 
 def _session_options(args: argparse.Namespace) -> dict[str, object]:
     """Build the Session keyword arguments (policy, estimators, summarizer) from the options."""
+    from aptmem.cli import as_flags
     from aptmem.compaction.policy import CompactionPolicy
     from aptmem.tokens import get_estimator
 
-    policy = CompactionPolicy(window=args.window, trigger=args.trigger, target=args.target, keep_turns=args.keep_turns,
-                              keep_tokens=args.keep_tokens, persist=args.persist)
+    try:
+        policy = CompactionPolicy(window=args.window, trigger=args.trigger, target=args.target,
+                                  keep_turns=args.keep_turns, keep_tokens=args.keep_tokens, persist=args.persist)
+    except ValueError as exc:  # the policy names its parameters; the user typed flags
+        raise ValueError(as_flags(str(exc), ("window", "trigger", "target", "keep_turns", "keep_tokens", "persist"))) from None
     estimator = get_estimator(args.tier, args.tokenizer if args.tier == "precise" else None)
     confirm = None if args.no_confirm or args.tier == "precise" else get_estimator("precise", args.tokenizer)
     options: dict[str, object] = {"policy": policy, "estimator": estimator, "confirm": confirm,
