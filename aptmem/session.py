@@ -19,9 +19,11 @@ from aptmem.compaction.compactor import CompactionResult, apply_truncations, bui
 from aptmem.compaction.extractive import ExtractiveSummarizer
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.summarizer import Summarizer
+from aptmem.context.assemble import Context, system_sections
+from aptmem.context.render import render_context
 from aptmem.entries import Entry, UnknownEntry
 from aptmem.store import SessionStore
-from aptmem.tokens import ContextTally, Estimator, count_entry, render_entry, role_of
+from aptmem.tokens import ContextTally, Estimator, count_entry
 from aptmem.working_memory import WorkingMemory
 
 __all__ = ["AppendOutcome", "Context", "Session"]
@@ -40,20 +42,6 @@ class AppendOutcome:
     def tokens_after(self) -> int:
         """Context tokens once the append (and its compaction, if any) is done."""
         return self.compaction.tokens_after if self.compaction else self.tokens
-
-
-@dataclass
-class Context:
-    """What a model is sent: messages (role and content) and their token total."""
-
-    messages: list[dict[str, str]]
-    tokens: int
-    window: int
-
-    @property
-    def occupancy(self) -> float:
-        """The share of the window the context fills."""
-        return self.tokens / self.window
 
 
 class Session:
@@ -81,7 +69,7 @@ class Session:
         self.summarizer = summarizer or ExtractiveSummarizer()
         self.system_prompt = system_prompt
         self.memory = memory
-        self._fixed_text = ""
+        self._fixed: list[str] = []  # the system sections: system prompt, working memory
         self.live: list[Entry] = store.read_live(session_id) if store.exists(session_id) else []
         self._view = apply_truncations(self.live)
         self._cheap = ContextTally(estimator, self._view)
@@ -94,16 +82,10 @@ class Session:
 
     def refresh_memory(self) -> None:
         """Re-read the working memory (another process may have changed it) into the fixed part."""
-        parts = [self.system_prompt] if self.system_prompt else []
-        if self.memory is not None and self.memory.exists():
-            meta = self.memory.load()
-            if meta.memory:
-                parts.append(f"Working memory:\n{meta.memory}")
-            if meta.working:
-                parts.append("Working state: " + msgspec.json.encode(meta.working).decode())
-        self._fixed_text = "\n\n".join(parts)
+        meta = self.memory.load() if self.memory is not None and self.memory.exists() else None
+        self._fixed = system_sections(self.system_prompt, meta)
         for tally in self._tallies():
-            tally.base = tally.estimator.count(self._fixed_text) if self._fixed_text else 0
+            tally.set_fixed(self._fixed)
 
     def _tallies(self) -> list[ContextTally]:
         return [t for t in (self._cheap, self._precise) if t is not None]
@@ -179,17 +161,9 @@ class Session:
     # -- the context -----------------------------------------------------------------------------
 
     def context(self) -> Context:
-        """The messages to send the model now, with their token total."""
-        messages: list[dict[str, str]] = []
-        if self._fixed_text:
-            messages.append({"role": "system", "content": self._fixed_text})
-        for entry in self._view:
-            if isinstance(entry, UnknownEntry):
-                continue
-            text = render_entry(entry)
-            if text:
-                messages.append({"role": role_of(entry), "content": text})
-        return Context(messages=messages, tokens=self.tokens(), window=self.policy.window)
+        """What to send the model now: the system part (system prompt, working memory, summary)
+        and the live entries as messages (``.openai()``, ``.anthropic()``), with their token total."""
+        return Context(rendered=render_context(self._view, self._fixed), tokens=self.tokens(), window=self.policy.window)
 
     def describe(self) -> dict[str, Any]:
         """Figures for logs and tests: entries live, tokens, occupancy."""

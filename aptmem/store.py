@@ -7,6 +7,7 @@ strategies is declared in :class:`Capabilities`, never discovered with ``hasattr
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 import msgspec
@@ -108,6 +109,8 @@ class SessionStore(Protocol):
 
     name: str
     capabilities: Capabilities
+    #: the folder the store keeps its sessions in (sidecars of its sessions live there too)
+    root: Path
 
     def create(self, session_id: str) -> None:
         """Create an empty session; raise :class:`~aptmem.errors.SessionExists` if it exists."""
