@@ -16,10 +16,11 @@ from typing import Any
 import msgspec
 
 from aptmem.compaction.compactor import CompactionResult, apply_truncations, build_compaction, persist_compaction
-from aptmem.compaction.extractive import ExtractiveSummarizer
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.summarizer import Summarizer
-from aptmem.entries import Entry, UnknownEntry
+from aptmem.entries import Entry, UnknownEntry, User
+from aptmem.memory.base import MemoryStrategy
+from aptmem.memory.strategies import SummaryMemory
 from aptmem.store import SessionStore
 from aptmem.tokens import ContextTally, Estimator, count_entry, render_entry, role_of
 from aptmem.working_memory import WorkingMemory
@@ -74,16 +75,22 @@ class Session:
         summarizer: Summarizer | None = None,
         system_prompt: str = "",
         memory: WorkingMemory | None = None,
+        memory_strategy: MemoryStrategy | None = None,
     ) -> None:
+        if memory_strategy is not None and summarizer is not None:
+            raise ValueError("give a summarizer or a memory strategy (which has its own summarizer), not both")
         self.store = store
         self.session_id = session_id
         self.policy = policy
-        self.summarizer = summarizer or ExtractiveSummarizer()
+        # The memory strategy decides what the context keeps; by default one rolling summary.
+        self.strategy: MemoryStrategy = memory_strategy or SummaryMemory(summarizer)
+        self.summarizer = self.strategy.summarizer
         self.system_prompt = system_prompt
         self.memory = memory
         self._fixed_text = ""
         self.live: list[Entry] = store.read_live(session_id) if store.exists(session_id) else []
         self._view = apply_truncations(self.live)
+        self._view = self.strategy.shown(self._view, None) or self._view
         self._cheap = ContextTally(estimator, self._view)
         # The precise tally counts lazily: it holds a prefix of the view, filled in when the
         # cheap total nears the trigger. Without a separate confirming tier, the cheap one decides.
@@ -94,16 +101,22 @@ class Session:
 
     def refresh_memory(self) -> None:
         """Re-read the working memory (another process may have changed it) into the fixed part."""
-        parts = [self.system_prompt] if self.system_prompt else []
-        if self.memory is not None and self.memory.exists():
-            meta = self.memory.load()
-            if meta.memory:
-                parts.append(f"Working memory:\n{meta.memory}")
-            if meta.working:
-                parts.append("Working state: " + msgspec.json.encode(meta.working).decode())
-        self._fixed_text = "\n\n".join(parts)
+        self._fixed_text = self._system_text(self._current_turn())
         for tally in self._tallies():
             tally.base = tally.estimator.count(self._fixed_text) if self._fixed_text else 0
+
+    def _system_text(self, query: str) -> str:
+        """The system prompt and what the memory strategy renders beside it, for ``query``."""
+        meta = self.memory.load() if self.memory is not None and self.memory.exists() else None
+        extra = self.strategy.system_text(meta, query=query, window=self.policy.window, count=self._cheap.estimator.count)
+        return "\n\n".join(part for part in (self.system_prompt, extra) if part)
+
+    def _current_turn(self) -> str:
+        """The latest user message of the live context (what a retrieving strategy looks up)."""
+        for entry in reversed(self._view):
+            if isinstance(entry, User):
+                return entry.content
+        return ""
 
     def _tallies(self) -> list[ContextTally]:
         return [t for t in (self._cheap, self._precise) if t is not None]
@@ -137,7 +150,12 @@ class Session:
         self.store.append(self.session_id, entry)
         self.live.append(entry)
         self._view.append(entry)
-        self._cheap.add(entry)
+        shown = self.strategy.shown(self._view, entry)
+        if shown is not None:  # the strategy shows some entries otherwise (masking): recount those
+            self._view = shown
+            for tally in self._tallies():
+                tally.reset(self._view[: len(tally)])
+        self._cheap.add(self._view[-1])
         cheap = self._cheap.total
         # The cheap tier alone decides while it is clearly below the trigger; near it (or past
         # it, with no confirming tier) the deciding tier counts.
@@ -146,7 +164,7 @@ class Session:
             return AppendOutcome(entry, cheap)
         total = self.tokens()
         outcome = AppendOutcome(entry, total, confirmed=self._precise is not None)
-        if total >= self.policy.trigger_tokens:
+        if total >= self.policy.trigger_tokens and self.strategy.compacts:
             outcome.compaction = self.compact()
         return outcome
 
@@ -172,17 +190,23 @@ class Session:
         else:
             self.live = list(result.live)
         self._view = list(result.live)
+        self.strategy.remember(result.plan.summarized, result.entry.summary, self.memory, count=estimator.count)
+        self.refresh_memory()
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted
         return result
 
     # -- the context -----------------------------------------------------------------------------
 
-    def context(self) -> Context:
-        """The messages to send the model now, with their token total."""
+    def context(self, query: str | None = None) -> Context:
+        """The messages to send the model now, with their token total.
+
+        ``query`` is what a retrieving memory strategy looks up (default: the current turn).
+        """
         messages: list[dict[str, str]] = []
-        if self._fixed_text:
-            messages.append({"role": "system", "content": self._fixed_text})
+        fixed = self._fixed_text if query is None else self._system_text(query)
+        if fixed:
+            messages.append({"role": "system", "content": fixed})
         for entry in self._view:
             if isinstance(entry, UnknownEntry):
                 continue

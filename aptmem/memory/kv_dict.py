@@ -1,0 +1,168 @@
+"""``kv_dict``: compaction plus structured facts in the working dict.
+
+Every entry a compaction takes out of the context (and the old live context when a session is
+continued) is read for facts (:mod:`aptmem.memory.facts`). Each fact is a record in the sidecar's
+working dict under ``aptmem.facts``: its statement, its value, its subject and anchors, and the
+time it became valid. A later fact of the same slot (:func:`~aptmem.memory.facts.same_slot`)
+with another value supersedes it: the record takes the new value and keeps the old one, with the
+time it stopped being valid, as ``before``. The summary itself (by default the salient
+summarizer without its Facts section) keeps requests, to-dos, decisions and errors.
+
+The records are rendered where the system message goes, oldest first, each with its validity,
+as many as fit ``share`` of the window (the most salient first). The store is bounded too: past
+``max_records`` the least salient records are forgotten.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+
+import msgspec
+
+from aptmem.compaction.salient import SalientSummarizer
+from aptmem.compaction.summarizer import Summarizer
+from aptmem.entries import Entry
+from aptmem.errors import MemoryStrategyError
+from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
+from aptmem.memory.facts import Fact, facts_of_entry, same_slot
+from aptmem.working_memory import SessionMeta, WorkingMemory
+
+__all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]
+
+#: The working-dict key the records live under.
+FACTS_KEY = RESERVED_PREFIX + "facts"
+
+
+class Superseded(msgspec.Struct, kw_only=True):
+    """A value a record held before it was updated, and when that was valid."""
+
+    value: str
+    since: int
+    until: int
+
+
+class FactRecord(msgspec.Struct, kw_only=True):
+    """One slot of the agent's facts: the current value, when it became valid, what it replaced."""
+
+    value: str
+    shape: str
+    text: str
+    subject: list[str]
+    anchors: list[str]
+    salience: float
+    since: int
+    #: how many statements repeated it (a value the history keeps saying is no news)
+    seen: int = 1
+    before: list[Superseded] = []
+
+    def as_fact(self) -> Fact:
+        """The record as a :class:`Fact`, to compare slots."""
+        return Fact(value=self.value, shape=self.shape, text=self.text, subject=tuple(self.subject),
+                    anchors=tuple(self.anchors), salience=self.salience, ts=self.since)
+
+    @property
+    def weight(self) -> float:
+        """Salience, less for a value said over and over."""
+        return self.salience - 0.75 * math.log2(self.seen)
+
+
+def _record(fact: Fact) -> FactRecord:
+    return FactRecord(value=fact.value, shape=fact.shape, text=fact.text, subject=list(fact.subject),
+                      anchors=list(fact.anchors), salience=fact.salience, since=fact.ts)
+
+
+def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: int) -> list[FactRecord]:
+    """Fold ``facts`` (oldest first) into ``records``: updates supersede, repeats are counted."""
+    for fact in facts:
+        match = None
+        for record in records:
+            if record.value == fact.value and (record.text == fact.text or tuple(record.subject) == fact.subject):
+                match = record
+                break
+        if match is not None:
+            match.seen += 1
+            continue
+        for record in records:
+            if same_slot(record.as_fact(), fact):
+                match = record
+                break
+        if match is None:
+            records.append(_record(fact))
+            continue
+        match.before.append(Superseded(value=match.value, since=match.since, until=fact.ts))
+        match.value, match.text, match.since = fact.value, fact.text, fact.ts
+        match.salience = max(match.salience, fact.salience)
+        match.anchors = sorted(set(match.anchors) | set(fact.anchors))
+    if len(records) > max_records:
+        keep = sorted(records, key=lambda r: (r.weight, r.since), reverse=True)[:max_records]
+        kept = {id(r) for r in keep}
+        records = [r for r in records if id(r) in kept]
+    return records
+
+
+def _when(ts: int) -> str:
+    return datetime.fromtimestamp(ts / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def _line(record: FactRecord) -> str:
+    line = f"- [{_when(record.since)}] {record.text}"
+    if record.before:
+        old = record.before[-1]
+        line += f" (updated; before: {old.value}, until {_when(old.until)})"
+    return line
+
+
+class KeyValueMemory:
+    """Compaction plus structured facts in the working dict, rendered in the context."""
+
+    name = "kv_dict"
+    compacts = True
+
+    def __init__(self, summarizer: Summarizer | None = None, *, share: float = 0.15, max_records: int = 2000,
+                 carry: Carry = "summary") -> None:
+        if not 0 < share < 1 or max_records < 1:
+            raise ValueError("share must be in (0, 1) and max_records at least 1")
+        self.summarizer = summarizer or SalientSummarizer(facts=False)
+        self.share = share
+        self.max_records = max_records
+        self.carry = check_carry(carry)
+
+    def shown(self, view: Sequence[Entry], appended: Entry | None) -> list[Entry] | None:
+        """Keep the view as it is."""
+        return None
+
+    def remember(self, summarized: Sequence[Entry], summary: str, memory: WorkingMemory | None,
+                 *, count: Callable[[str], int]) -> None:
+        """Fold the facts of the ``summarized`` entries into the sidecar's records."""
+        if memory is None:
+            raise MemoryStrategyError(f"{self.name} keeps its facts in the working dict: the session needs a WorkingMemory")
+        facts = [fact for order, entry in enumerate(summarized) for fact in facts_of_entry(entry, order)]
+        if not facts:
+            return
+
+        def fold(meta: SessionMeta) -> None:
+            records = msgspec.convert(meta.working.get(FACTS_KEY, []), list[FactRecord])
+            records = merge_facts(records, facts, self.max_records)
+            meta.working[FACTS_KEY] = msgspec.to_builtins(records)
+
+        memory.update(fold)
+
+    def system_text(self, meta: SessionMeta | None, *, query: str, window: int, count: Callable[[str], int]) -> str:
+        """The working memory, then the most salient records that fit ``share`` of the window, oldest first."""
+        base = render_working(meta)
+        records = msgspec.convert(meta.working.get(FACTS_KEY, []), list[FactRecord]) if meta is not None else []
+        if not records:
+            return base
+        head = "Known facts (oldest first; an update names the value it replaced):"
+        budget = int(window * self.share) - count(head) - (count(base) if base else 0)
+        chosen: list[tuple[int, FactRecord]] = []
+        for index, record in sorted(enumerate(records), key=lambda ir: (ir[1].weight, ir[1].since), reverse=True):
+            cost = count(_line(record)) + 1
+            if cost > budget:
+                continue
+            budget -= cost
+            chosen.append((index, record))
+        lines = [_line(r) for _, r in sorted(chosen, key=lambda ir: (ir[1].since, ir[0]))]
+        return "\n\n".join(part for part in (base, "\n".join([head, *lines]) if lines else "") if part)
