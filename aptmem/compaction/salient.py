@@ -128,14 +128,17 @@ def _dedupe(items: list[_Item]) -> list[_Item]:
 
 def _supersede(items: list[_Item]) -> list[_Item]:
     """Drop every fact a later fact of the same slot, with another value, updates."""
-    facts = sorted((it for it in items if it.fact is not None), key=lambda it: it.order)
+    slots: dict[tuple[str, tuple[str, ...]], list[_Item]] = {}
+    for item in sorted((it for it in items if it.fact is not None and it.fact.subject), key=lambda it: it.order):
+        slots.setdefault((item.fact.shape, item.fact.subject), []).append(item)  # type: ignore[union-attr]
     stale: set[int] = set()
-    for index, newer in enumerate(facts):
-        for older in facts[:index]:
-            if id(older) in stale or older.fact.value == newer.fact.value:  # type: ignore[union-attr]
-                continue
-            if same_slot(older.fact, newer.fact):  # type: ignore[arg-type]
-                stale.add(id(older))
+    for facts in slots.values():  # only facts of one shape and subject can be one slot
+        for index, newer in enumerate(facts):
+            for older in facts[:index]:
+                if id(older) in stale or older.fact.value == newer.fact.value:  # type: ignore[union-attr]
+                    continue
+                if same_slot(older.fact, newer.fact):  # type: ignore[arg-type]
+                    stale.add(id(older))
     return [it for it in items if id(it) not in stale]
 
 

@@ -5,6 +5,6 @@
   ``salient``, ``kv_dict``, ``hier_summary``, ``obs_mask``, ``llm``).
 * :mod:`~aptmem.memory.statements` / :mod:`~aptmem.memory.facts`: statements and facts in a
   history, whatever carried them; :mod:`~aptmem.memory.lexical`: keyword ranking (FTS5).
-* :mod:`~aptmem.memory.handoff`: continuing a session with a strategy's memory;
-  :mod:`~aptmem.memory.run`: running a history through a strategy into a root of sessions.
+* :mod:`~aptmem.memory.handoff`: continuing a session with a strategy's memory, and running a
+  history through a strategy into a root of sessions.
 """

@@ -19,6 +19,7 @@ Each fact carries what a keeper needs to rank and to update it:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -92,6 +93,10 @@ _STOP = frozenset(
 _LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
+#: A cheap first look: a sentence with none of these can hold no value, preference or decision.
+_MAYBE = re.compile(r"[\d/@=:：$€£¥]|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下"
+                    r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
+                    r"switch|opted|picked|going with|we will|we'll", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -170,9 +175,14 @@ def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
 
 def facts_of(statement: Statement, *, by_user: bool, max_chars: int = 240) -> list[Fact]:
     """The facts one statement states (none if it binds no value worth keeping)."""
-    sentence = statement.text
-    if len(sentence) < 8:
-        return []
+    return list(_facts_of(statement.text, by_user, max_chars))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
+    """:func:`facts_of`, remembered: histories repeat sentences, and summaries come back every compaction."""
+    if len(sentence) < 8 or not _MAYBE.search(sentence):
+        return ()
     values = _values(sentence)
     subject = _subject(sentence, {v.lower() for _, v, _, _ in values})
     text = _clip(sentence, max_chars)
@@ -199,7 +209,7 @@ def facts_of(statement: Statement, *, by_user: bool, max_chars: int = 240) -> li
         if stance:
             out.append(Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors,
                             salience=3.5 + user_bonus))
-    return out
+    return tuple(out)
 
 
 def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 8) -> Iterator[Fact]:
