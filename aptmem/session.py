@@ -185,12 +185,15 @@ class Session:
         # ``live`` is as stored, ``_view`` as shown (shortened where the compaction says); the
         # kept entries are a suffix of both.
         kept = len(result.plan.kept)
+        # What leaves the context, as stored (a kept entry the last compaction shortened is whole on disk).
+        stored = {e.id: e for e in self.live if e.id is not None}
+        summarized = [stored.get(e.id, e) if e.id is not None else e for e in result.plan.summarized]
         if self.policy.persist == "append":
             self.live = [result.entry, *self.live[len(self.live) - kept :]]
         else:
             self.live = list(result.live)
         self._view = list(result.live)
-        self.strategy.remember(result.plan.summarized, result.entry.summary, self.memory, count=estimator.count)
+        self.strategy.remember(summarized, result.entry.summary, self.memory, count=estimator.count)
         self.refresh_memory()
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted

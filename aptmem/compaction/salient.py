@@ -7,7 +7,9 @@ removes each cause that made that one lose facts over repeated compactions:
   value": a port after "listens on", a Chinese name after 是, a field inside minified JSON, a
   value in a code comment or a log line all count;
 * when the budget is short, the least salient facts go first (a quantity such as "2345 ms", a
-  value the history repeats in many sentences, a path merely mentioned), not the oldest;
+  value the history repeats in many sentences, a path merely mentioned), not the oldest; a
+  share of the budget (``recent_share``) goes first to the facts this compaction takes out of
+  the context, so each is kept at least once;
 * a repeated sentence keeps the place it was first said: it does not jump back to the front;
 * items of the previous summary keep their order and their salience: being older is no reason
   to be dropped first;
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 from aptmem.compaction.extractive import HEADER, PATH, SECTIONS, classify_sentence, clip, parse_summary, render_summary
 from aptmem.entries import Entry, User
-from aptmem.memory.facts import Fact, facts_of, facts_of_entry, same_slot
+from aptmem.memory.facts import Fact, facts_of, facts_of_entry, same_slot, snippet, update_target, word_frequency
 from aptmem.memory.statements import Statement, entry_text, sentences
 
 __all__ = ["SalientSummarizer"]
@@ -54,9 +56,12 @@ class SalientSummarizer:
 
     name = "salient"
 
-    def __init__(self, *, facts: bool = True, max_item_chars: int = 240, max_files: int = 20,
-                 max_items_per_entry: int = 8) -> None:
+    def __init__(self, *, facts: bool = True, recent_share: float = 0.25, max_item_chars: int = 240,
+                 max_files: int = 20, max_items_per_entry: int = 8) -> None:
+        if not 0 <= recent_share <= 1:
+            raise ValueError("recent_share must be in [0, 1]")
         self.facts = facts
+        self.recent_share = recent_share
         self.max_item_chars = max_item_chars
         self.max_files = max_files
         self.max_items_per_entry = max_items_per_entry
@@ -66,7 +71,7 @@ class SalientSummarizer:
         items = [*self._from_previous(previous), *self._from_entries(entries)]
         items = _supersede(_dedupe(items))
         _penalize_repeats(items)
-        return _fit(items, budget, count, len(entries))
+        return _fit(items, budget, count, len(entries), self.recent_share)
 
     def _from_previous(self, previous: str | None) -> Iterator[_Item]:
         if not previous:
@@ -100,7 +105,7 @@ class SalientSummarizer:
             fact_texts = set()
             for fact in facts:
                 fact_texts.add(fact.text)
-                yield _Item("Facts", fact.text, order, fact.salience, fact)
+                yield _Item("Facts", snippet(fact), order, fact.salience, fact)
             found = 0
             for sentence in sentences(text[:16_000]):
                 if found == 4 or len(sentence) < 8:
@@ -139,6 +144,15 @@ def _supersede(items: list[_Item]) -> list[_Item]:
                     continue
                 if same_slot(older.fact, newer.fact):  # type: ignore[arg-type]
                     stale.add(id(older))
+    # A statement that says its value changed updates the older fact it is most like, in whatever words.
+    facts = sorted((it for it in items if it.fact is not None and id(it) not in stale), key=lambda it: it.order)
+    frequency = word_frequency(it.fact for it in facts)  # type: ignore[misc]
+    for index, newer in enumerate(facts):
+        if newer.fact.update:  # type: ignore[union-attr]
+            older = [it for it in facts[:index] if id(it) not in stale]
+            target = update_target(newer.fact, [it.fact for it in older], frequency)  # type: ignore[arg-type, misc]
+            if target is not None:
+                stale.add(id(older[target]))
     return [it for it in items if id(it) not in stale]
 
 
@@ -150,22 +164,34 @@ def _penalize_repeats(items: list[_Item]) -> None:
             item.score -= _REPEAT_PENALTY * math.log2(texts[item.fact.value])
 
 
-def _fit(items: list[_Item], budget: int, count: Callable[[str], int], n_entries: int) -> str:
-    """Choose items by score (newest first among equals) until the budget is spent; render."""
+def _fit(items: list[_Item], budget: int, count: Callable[[str], int], n_entries: int, recent_share: float) -> str:
+    """Choose items by score until the budget is spent (``recent_share`` of it first for the newest); render."""
     requests = sorted((it for it in items if it.section == "User requests"), key=lambda it: -it.order)
     for rank, item in enumerate(requests):
         item.score = _REQUEST_SCORE - _REQUEST_DECAY * rank
     header = f"{HEADER} ({n_entries} entries summarized):"
     used = count(header) + 2
     chosen: list[_Item] = []
+    taken: set[int] = set()
     seen_sections: set[str] = set()
-    for item in sorted(items, key=lambda it: (-it.score, -it.order)):
-        cost = count(f"- {item.text}") + 1 + (0 if item.section in seen_sections else count(item.section) + 2)
-        if used + cost > budget:
-            continue
-        used += cost
-        chosen.append(item)
-        seen_sections.add(item.section)
+
+    def take(candidates: list[_Item], limit: int) -> None:
+        nonlocal used
+        spent = 0
+        for item in sorted(candidates, key=lambda it: (-it.score, -it.order)):
+            cost = count(f"- {item.text}") + 1 + (0 if item.section in seen_sections else count(item.section) + 2)
+            if id(item) in taken or used + cost > budget or spent + cost > limit:
+                continue
+            used += cost
+            spent += cost
+            chosen.append(item)
+            taken.add(id(item))
+            seen_sections.add(item.section)
+
+    # What this compaction takes out of the context gets a share first: a fact just said is kept
+    # at least once; the rest goes by score, old and new alike.
+    take([it for it in items if it.order >= 0 and it.section == "Facts"], int(budget * recent_share))
+    take(items, budget)
     text = render_summary(header, [(it.section, it.text, it.order) for it in chosen])
     while chosen and count(text) > budget:  # the per-line costs are an estimate: make sure it fits
         chosen.remove(min(chosen, key=lambda it: (it.score, it.order)))

@@ -21,19 +21,20 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
 from aptmem.entries import Entry, User
 from aptmem.memory.statements import Statement, entry_text, statements
 
-__all__ = ["Fact", "facts_of", "facts_of_entry", "same_slot", "tokens"]
+__all__ = ["Fact", "facts_of", "facts_of_entry", "same_slot", "snippet", "tokens", "update_target", "word_frequency"]
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
 _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("url", re.compile(r"\b(?:https?|wss?|s3|gs|postgres(?:ql)?|mysql|redis|amqp|mongodb)://[^\s\"'<>)\]，。]+"), 3.0),
-    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), 3.0),
+    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"), 3.0),
     ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+"), 3.0),
     ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b"), 3.0),
     ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b"), 3.0),
@@ -56,7 +57,7 @@ _UNIT = re.compile(
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
-_CJK_VALUE = re.compile(r"(?:是|为|改为|改成|设为|设置为|换成|变为|定为|更新为|：)\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
+_CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：)\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
 _OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old)\s*$|(?:从|原来是|原为|不是|以前是|而非)\s*$)",
                        re.IGNORECASE)
 _PREFERENCE = re.compile(
@@ -91,6 +92,13 @@ _STOP = frozenset(
     "listen listens which what where when who whom why how value".split()
 )
 _LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
+#: Paths that hold nothing for long: scratch files are no facts to keep.
+_TRANSIENT = re.compile(r"/(?:tmp|var/tmp|dev/shm|private/tmp)/")
+#: A statement that says a value changed: it supersedes the older statement it is most like.
+_UPDATE = re.compile(
+    r"\b(?:now|moved|changed|switched|bumped|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
+    r"instead|updated|new|rebased|retired|renamed|from \S+ to)\b|改为|改成|现在|换成|更新为|迁移|不再",
+    re.IGNORECASE)
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
@@ -113,6 +121,8 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     #: its content words without values, identifiers and stop words, sorted
     anchors: tuple[str, ...]
     salience: float
+    #: the statement says the value changed (an update cue: "now", "moved to", "改为", ...)
+    update: bool = False
     #: when it was said (the carrying entry's ts) and where (position in the history)
     ts: int = 0
     order: int = 0
@@ -191,6 +201,15 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         stripped = stripped.replace(value, " ")
     anchors = tuple(sorted(set(tokens(stripped)) - set(subject)))
     user_bonus = 0.5 if by_user else 0.0
+    stance = "preference" if _PREFERENCE.search(sentence) else ""
+    if not stance and _DECISION.search(sentence) and _REASON.search(sentence):
+        stance = "decision"
+    if stance:  # its value is the whole statement (what was chosen, and why)
+        return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
+    if not subject and not anchors:
+        return ()  # a bare value: nothing says what it is
+    # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
+    measured = any(shape == "quantity" for shape, _, _, _ in values)
     out: list[Fact] = []
     for shape, value, start, _ in values:
         if shape == "quantity" or _OLD_MARK.search(sentence[:start]):
@@ -201,14 +220,10 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         label = _LABEL.search(before)
         bound = 1.0 if _COPULA_EN.search(before) or shape == "name" or (label is not None and (label.group(1) or "").lower() not in _STOP) else 0.0
         salience = _SHAPE_WEIGHT.get(shape, 2.5) + bound + user_bonus + (0.5 if subject else 0.0)
-        out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience))
-    if not out:
-        stance = "preference" if _PREFERENCE.search(sentence) else ""
-        if not stance and _DECISION.search(sentence) and _REASON.search(sentence):
-            stance = "decision"
-        if stance:
-            out.append(Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors,
-                            salience=3.5 + user_bonus))
+        if measured or (shape == "path" and _TRANSIENT.match(value)):
+            salience -= 1.0
+        out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
+                        update=_UPDATE.search(sentence) is not None))
     return tuple(out)
 
 
@@ -244,3 +259,61 @@ def same_slot(old: Fact, new: Fact) -> bool:
         return True
     return len(a & b) / len(a | b) >= 0.34
 
+
+def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]) -> int | None:
+    """For a statement that says a value changed: the index of the older fact it most likely updates.
+
+    The older fact has the same shape and another value, names no other subject, and shares with
+    ``new`` a word that at most two facts use (``frequency``: in how many facts each word is);
+    among those, the one whose words agree most. None if no fact qualifies.
+    """
+    if not new.update or new.shape in ("preference", "decision"):
+        return None
+    mine = set(new.subject) | set(new.anchors)
+    best, best_score = None, 0.0
+    for index, old in enumerate(older):
+        if old.shape != new.shape or old.value == new.value or (old.subject and new.subject and old.subject != new.subject):
+            continue
+        theirs = set(old.subject) | set(old.anchors)
+        shared = mine & theirs
+        if not any(frequency.get(word, 0) <= 2 for word in shared):
+            continue
+        score = len(shared) / len(mine | theirs)
+        if score > best_score:
+            best, best_score = index, score
+    return best
+
+
+
+def word_frequency(facts: Iterable[Fact]) -> Counter[str]:
+    """In how many of ``facts`` each subject or anchor word occurs."""
+    return Counter(word for fact in facts for word in set(fact.subject) | set(fact.anchors))
+
+
+#: A fact's statement up to this long is kept whole; a longer one is cut to the words around the value.
+SNIPPET_CHARS = 72
+
+
+def snippet(fact: Fact) -> str:
+    """The fact in few words: its statement if short, else the words around its value, the subject first.
+
+    Preferences and decisions are their statement (their value is the whole of it).
+    """
+    text = fact.text
+    if len(text) <= SNIPPET_CHARS or fact.shape in ("preference", "decision"):
+        return text
+    at = text.find(fact.value)
+    if at < 0:
+        return text
+    start = max(0, at - 44)
+    end = min(len(text), at + len(fact.value) + 16)
+    if start > 0:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < at else start
+    if end < len(text):
+        space = text.rfind(" ", at + len(fact.value), end)
+        end = space if space > 0 else end
+    core = text[start:end].strip(" ,;:")
+    missing = [s for s in fact.subject if s not in core.casefold()]
+    head = (" ".join(missing[:2]) + ": ") if missing else ""
+    return f"{head}{'…' if start > 0 else ''}{core}{'…' if end < len(text) else ''}"

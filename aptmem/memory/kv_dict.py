@@ -8,13 +8,14 @@ with another value supersedes it: the record takes the new value and keeps the o
 time it stopped being valid, as ``before``. The summary itself (by default the salient
 summarizer without its Facts section) keeps requests, to-dos, decisions and errors.
 
-The records are rendered where the system message goes, oldest first, each with its validity,
-as many as fit ``share`` of the window (the most salient first). The store is bounded too: past
-``max_records`` the least salient records are forgotten.
+The records are rendered where the system message goes, under the day each became valid, as
+many as fit ``share`` of the window: ``recent_share`` of that for the newest, the rest for the
+most salient. The store is bounded too: past ``max_records`` the least salient are forgotten.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -26,13 +27,15 @@ from aptmem.compaction.summarizer import Summarizer
 from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
-from aptmem.memory.facts import Fact, facts_of_entry, same_slot
+from aptmem.memory.facts import Fact, facts_of_entry, same_slot, snippet, update_target, word_frequency
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
 __all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]
 
 #: The working-dict key the records live under.
 FACTS_KEY = RESERVED_PREFIX + "facts"
+#: No record renders in fewer tokens than this: below it the render stops looking.
+_MIN_LINE_TOKENS = 12
 
 
 class Superseded(msgspec.Struct, kw_only=True):
@@ -69,30 +72,40 @@ class FactRecord(msgspec.Struct, kw_only=True):
 
 
 def _record(fact: Fact) -> FactRecord:
-    return FactRecord(value=fact.value, shape=fact.shape, text=fact.text, subject=list(fact.subject),
+    return FactRecord(value=fact.value, shape=fact.shape, text=snippet(fact), subject=list(fact.subject),
                       anchors=list(fact.anchors), salience=fact.salience, since=fact.ts)
 
 
 def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: int) -> list[FactRecord]:
     """Fold ``facts`` (oldest first) into ``records``: updates supersede, repeats are counted."""
+    by_value = {record.value: record for record in records}
+    by_slot: dict[tuple[str, tuple[str, ...]], list[FactRecord]] = {}
+    for record in records:
+        by_slot.setdefault((record.shape, tuple(record.subject)), []).append(record)
+    frequency = None
     for fact in facts:
-        match = None
-        for record in records:
-            if record.value == fact.value and (record.text == fact.text or tuple(record.subject) == fact.subject):
-                match = record
-                break
-        if match is not None:
+        match = by_value.get(fact.value)
+        if match is not None:  # said again (maybe in other words): no news
             match.seen += 1
             continue
-        for record in records:
-            if same_slot(record.as_fact(), fact):
-                match = record
-                break
+        slot = by_slot.setdefault((fact.shape, fact.subject), [])
+        match = next((r for r in slot if same_slot(r.as_fact(), fact)), None)
+        if match is None and fact.update:
+            if frequency is None:
+                frequency = word_frequency([*(r.as_fact() for r in records), *facts])
+            shaped = [r for r in records if r.shape == fact.shape]
+            target = update_target(fact, [r.as_fact() for r in shaped], frequency)
+            match = shaped[target] if target is not None else None
         if match is None:
-            records.append(_record(fact))
+            record = _record(fact)
+            records.append(record)
+            slot.append(record)
+            by_value[record.value] = record
             continue
+        by_value.pop(match.value, None)
+        by_value[fact.value] = match
         match.before.append(Superseded(value=match.value, since=match.since, until=fact.ts))
-        match.value, match.text, match.since = fact.value, fact.text, fact.ts
+        match.value, match.text, match.since = fact.value, snippet(fact), fact.ts
         match.salience = max(match.salience, fact.salience)
         match.anchors = sorted(set(match.anchors) | set(fact.anchors))
     if len(records) > max_records:
@@ -102,16 +115,55 @@ def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: i
     return records
 
 
-def _when(ts: int) -> str:
-    return datetime.fromtimestamp(ts / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+@functools.lru_cache(maxsize=4096)
+def _day(ts: int) -> str:
+    return datetime.fromtimestamp(ts / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
 def _line(record: FactRecord) -> str:
-    line = f"- [{_when(record.since)}] {record.text}"
+    line = f"- {record.text}"
     if record.before:
         old = record.before[-1]
-        line += f" (updated; before: {old.value}, until {_when(old.until)})"
+        line += f" (updated; before: {old.value}, until {_day(old.until)})"
     return line
+
+
+def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float) -> list[str]:
+    """The lines of the records that fit ``budget`` tokens, grouped under the day each became valid.
+
+    ``recent_share`` of the budget goes to the newest records first, the rest to the most salient,
+    so a fact just learned is shown, and an old one is not pushed out by a mere newer one.
+    """
+    chosen: dict[int, str] = {}
+    left = budget
+
+    def take(order: Sequence[int], limit: int) -> None:
+        nonlocal left
+        spent = 0
+        for index in order:
+            if left < _MIN_LINE_TOKENS or spent >= limit:
+                return
+            if index in chosen:
+                continue
+            line = _line(records[index])
+            cost = count(line) + 1 + 4  # and about one day heading in a few lines
+            if cost > left:
+                continue
+            left -= cost
+            spent += cost
+            chosen[index] = line
+
+    indexes = range(len(records))
+    take(sorted(indexes, key=lambda i: records[i].since, reverse=True), int(budget * recent_share))
+    take(sorted(indexes, key=lambda i: (records[i].weight, records[i].since), reverse=True), budget)
+    lines: list[str] = []
+    day = ""
+    for index in sorted(chosen, key=lambda i: (records[i].since, i)):
+        if _day(records[index].since) != day:
+            day = _day(records[index].since)
+            lines.append(f"{day}:")
+        lines.append(chosen[index])
+    return lines
 
 
 class KeyValueMemory:
@@ -120,10 +172,11 @@ class KeyValueMemory:
     name = "kv_dict"
     compacts = True
 
-    def __init__(self, summarizer: Summarizer | None = None, *, share: float = 0.15, max_records: int = 2000,
-                 carry: Carry = "summary") -> None:
-        if not 0 < share < 1 or max_records < 1:
-            raise ValueError("share must be in (0, 1) and max_records at least 1")
+    def __init__(self, summarizer: Summarizer | None = None, *, share: float = 0.2, recent_share: float = 0.3,
+                 max_records: int = 2000, carry: Carry = "summary") -> None:
+        if not 0 < share < 1 or not 0 <= recent_share <= 1 or max_records < 1:
+            raise ValueError("share must be in (0, 1), recent_share in [0, 1] and max_records at least 1")
+        self.recent_share = recent_share
         self.summarizer = summarizer or SalientSummarizer(facts=False)
         self.share = share
         self.max_records = max_records
@@ -155,14 +208,7 @@ class KeyValueMemory:
         records = msgspec.convert(meta.working.get(FACTS_KEY, []), list[FactRecord]) if meta is not None else []
         if not records:
             return base
-        head = "Known facts (oldest first; an update names the value it replaced):"
+        head = "Known facts, under the day each became true (an update names the value it replaced):"
         budget = int(window * self.share) - count(head) - (count(base) if base else 0)
-        chosen: list[tuple[int, FactRecord]] = []
-        for index, record in sorted(enumerate(records), key=lambda ir: (ir[1].weight, ir[1].since), reverse=True):
-            cost = count(_line(record)) + 1
-            if cost > budget:
-                continue
-            budget -= cost
-            chosen.append((index, record))
-        lines = [_line(r) for _, r in sorted(chosen, key=lambda ir: (ir[1].since, ir[0]))]
+        lines = render_records(records, budget, count, self.recent_share)
         return "\n\n".join(part for part in (base, "\n".join([head, *lines]) if lines else "") if part)

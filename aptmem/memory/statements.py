@@ -25,7 +25,7 @@ import msgspec
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 
-__all__ = ["Statement", "entry_text", "sentences", "statements"]
+__all__ = ["Statement", "entry_text", "reads_as_prose", "sentences", "statements"]
 
 # A sentence ends at . ! ? followed by white space or the end, at CJK full stops, or at a line end.
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=\S))+(?:[.!?]+(?=\s|$)|[。！？]+|$)", re.MULTILINE)
@@ -53,13 +53,20 @@ class Statement(msgspec.Struct, frozen=True):
 
 
 def entry_text(entry: Entry) -> str:
-    """The text of an entry worth reading for facts (a tool call: its string arguments and inline result)."""
+    """The text of an entry worth reading for facts (a tool call: its inline result; its arguments are an action)."""
     if isinstance(entry, (User, Assistant, ToolResult)):
         return entry.content
     if isinstance(entry, ToolCall):
-        args = " ".join(str(v) for v in entry.args.values() if isinstance(v, (str, int, float)))
-        return f"{args}\n{entry.result or ''}".strip()
+        return entry.result or ""
     return ""
+
+
+def reads_as_prose(line: str) -> bool:
+    """Whether a line says something in words, rather than being code (a comment or a log line is judged apart)."""
+    symbols = sum(line.count(c) for c in "{}[]();=<>\"`")
+    if symbols > max(3, len(line) // 15):
+        return False
+    return len(_WORDS.findall(line)) >= 3
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -97,6 +104,8 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         logged = _COMPONENT.sub("", _LEVEL.sub("", _LOG_PREFIX.sub("", bare)))
         if logged != bare:
             carrier = "log"
+        if carrier == "prose" and not reads_as_prose(logged):
+            continue  # a line of code: its numbers and names are not statements
         for sentence in sentences(logged):
             yield Statement(sentence, carrier)
 

@@ -13,8 +13,11 @@ is cut into :class:`Unit` s (lines; a long line in pieces of about :data:`UNIT_C
 * *answerable* in a packet (:func:`judge`), by item type:
 
   - ``fact``, ``update_before``, ``aggregate``: every answer is in the packet;
-  - ``update``: the current value is in the packet and no unit ranked above the first one holding
-    it holds the stale value without it;
+  - ``update``: the current value is in the packet, and no unit holding the stale value without
+    it comes after the last unit holding it in reading (context) order: the last word a model
+    reads is the current value. (A unit that names both, "40001, before: 31234", states the
+    update.) This is how "no stale value above it" is read here: a packet is shown in context
+    order, so the stale value may stand before the current one, as history does, never after.
   - ``order``: both events are in the packet, and the earlier one is first in context order;
   - ``absent`` (never planted): abstained, i.e. no unit of the packet names the subject beside a
     value of the asked kind (the workload checks the full history holds no such unit).
@@ -136,12 +139,10 @@ def judge(item: Judged, chosen: Sequence[Unit]) -> bool:
         return not any(_names_one(item, u.text) for u in chosen)
     if item.type == "update":
         current = item.answers[0]
-        for unit in chosen:
-            if current in unit.text:
-                return True
-            if item.stale and item.stale in unit.text:
-                return False
-        return False
+        last_current = max((u.position for u in chosen if current in u.text), default=None)
+        if last_current is None:
+            return False
+        return not any(u.position > last_current and item.stale in u.text for u in chosen) if item.stale else True
     if item.type == "order":
         first = [min((u.position for u in chosen if answer in u.text), default=None) for answer in item.answers]
         return None not in first and first == sorted(first)  # type: ignore[type-var]
