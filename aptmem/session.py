@@ -101,12 +101,12 @@ class Session:
 
     def refresh_memory(self) -> None:
         """Re-read the working memory (another process may have changed it) into the fixed part."""
-        self._fixed_text = self._system_text(self._current_turn())
+        self._fixed_text = self.system_text(self._current_turn())
         for tally in self._tallies():
             tally.base = tally.estimator.count(self._fixed_text) if self._fixed_text else 0
 
-    def _system_text(self, query: str) -> str:
-        """The system prompt and what the memory strategy renders beside it, for ``query``."""
+    def system_text(self, query: str) -> str:
+        """The system prompt and what the memory strategy renders beside it, for ``query`` (the system message)."""
         meta = self.memory.load() if self.memory is not None and self.memory.exists() else None
         extra = self.strategy.system_text(meta, query=query, window=self.policy.window, count=self._cheap.estimator.count)
         return "\n\n".join(part for part in (self.system_prompt, extra) if part)
@@ -185,15 +185,17 @@ class Session:
         # ``live`` is as stored, ``_view`` as shown (shortened where the compaction says); the
         # kept entries are a suffix of both.
         kept = len(result.plan.kept)
-        # What leaves the context, as stored (a kept entry the last compaction shortened is whole on disk).
+        # What leaves the context, as stored: the summarized entries whole (one the last compaction
+        # shortened is whole on disk), and the kept entries this one shortens.
         stored = {e.id: e for e in self.live if e.id is not None}
-        summarized = [stored.get(e.id, e) if e.id is not None else e for e in result.plan.summarized]
+        leaving = [*result.plan.summarized, *(e for e in result.plan.kept if e.id in result.plan.truncated)]
+        leaving = [stored.get(e.id, e) if e.id is not None else e for e in leaving]
         if self.policy.persist == "append":
             self.live = [result.entry, *self.live[len(self.live) - kept :]]
         else:
             self.live = list(result.live)
         self._view = list(result.live)
-        self.strategy.remember(summarized, result.entry.summary, self.memory, count=estimator.count)
+        self.strategy.remember(leaving, result.entry.summary, self.memory, count=estimator.count)
         self.refresh_memory()
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted
@@ -207,7 +209,7 @@ class Session:
         ``query`` is what a retrieving memory strategy looks up (default: the current turn).
         """
         messages: list[dict[str, str]] = []
-        fixed = self._fixed_text if query is None else self._system_text(query)
+        fixed = self._fixed_text if query is None else self.system_text(query)
         if fixed:
             messages.append({"role": "system", "content": fixed})
         for entry in self._view:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from aptmem.entries import Assistant, Compaction, Entry, ToolCall, ToolResult, User
 
-__all__ = ["ExtractiveSummarizer", "HEADER", "PATH", "SECTIONS", "classify_sentence", "clip", "parse_summary",
+__all__ = ["ExtractiveSummarizer", "HEADER", "PATH", "SECTIONS", "classify_sentence", "clip", "memoized", "parse_summary",
            "render_summary"]
 
 #: Section titles, in the order they are printed, with their priority (lower is kept first).
@@ -96,17 +96,7 @@ class ExtractiveSummarizer:
 
     def _memo(self, count: Callable[[str], int]) -> Callable[[str], int]:
         """``count`` remembering item costs: the previous summary's items come back every time."""
-        if len(self._counted) > 50_000:
-            self._counted.clear()
-        cache, key = self._counted, id(count)
-
-        def counted(text: str) -> int:
-            n = cache.get((key, text))
-            if n is None:
-                n = cache[(key, text)] = count(text)
-            return n
-
-        return counted
+        return memoized(count, self._counted)
 
     # -- extraction ------------------------------------------------------------------------------
 
@@ -142,6 +132,21 @@ class ExtractiveSummarizer:
         newest = sorted(files.items(), key=lambda kv: kv[1])[-self.max_files :]
         for path, order in newest:
             yield _Item("Files", path, order)
+
+
+def memoized(count: Callable[[str], int], cache: dict[tuple[int, str], int]) -> Callable[[str], int]:
+    """``count`` remembering what it counted in ``cache`` (cleared past 50,000 texts)."""
+    if len(cache) > 50_000:
+        cache.clear()
+    key = id(count)
+
+    def counted(text: str) -> int:
+        n = cache.get((key, text))
+        if n is None:
+            n = cache[(key, text)] = count(text)
+        return n
+
+    return counted
 
 
 def parse_summary(summary: str) -> list[tuple[str, str]]:

@@ -13,8 +13,9 @@ removes each cause that made that one lose facts over repeated compactions:
 * a repeated sentence keeps the place it was first said: it does not jump back to the front;
 * items of the previous summary keep their order and their salience: being older is no reason
   to be dropped first;
-* a fact a later statement updates (the same slot: :func:`aptmem.memory.facts.same_slot`) is
-  replaced by it, so the summary never shows a stale value as if it were current.
+* a fact a later statement updates (the same slot: :func:`aptmem.memory.facts.same_slot`, or an
+  update cue: :func:`aptmem.memory.facts.update_target`) is replaced by it, and the update's line
+  names the value it replaced, so the summary never shows a stale value as if it were current.
 
 With ``facts=False`` the Facts section is left out: a memory strategy that keeps facts
 elsewhere (``kv_dict``, in the working dict) spends the summary on the rest.
@@ -27,7 +28,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from aptmem.compaction.extractive import HEADER, PATH, SECTIONS, classify_sentence, clip, parse_summary, render_summary
+from aptmem.compaction.extractive import (HEADER, PATH, SECTIONS, classify_sentence, clip, memoized, parse_summary,
+                                          render_summary)
 from aptmem.entries import Entry, User
 from aptmem.memory.facts import Fact, facts_of, facts_of_entry, same_slot, snippet, update_target, word_frequency
 from aptmem.memory.statements import Statement, entry_text, sentences
@@ -57,11 +59,12 @@ class SalientSummarizer:
     name = "salient"
 
     def __init__(self, *, facts: bool = True, recent_share: float = 0.25, max_item_chars: int = 240,
-                 max_files: int = 20, max_items_per_entry: int = 8) -> None:
+                 max_files: int = 20, max_items_per_entry: int = 12) -> None:
         if not 0 <= recent_share <= 1:
             raise ValueError("recent_share must be in [0, 1]")
         self.facts = facts
         self.recent_share = recent_share
+        self._counted: dict[tuple[int, str], int] = {}
         self.max_item_chars = max_item_chars
         self.max_files = max_files
         self.max_items_per_entry = max_items_per_entry
@@ -71,7 +74,7 @@ class SalientSummarizer:
         items = [*self._from_previous(previous), *self._from_entries(entries)]
         items = _supersede(_dedupe(items))
         _penalize_repeats(items)
-        return _fit(items, budget, count, len(entries), self.recent_share)
+        return _fit(items, budget, memoized(count, self._counted), len(entries), self.recent_share)
 
     def _from_previous(self, previous: str | None) -> Iterator[_Item]:
         if not previous:
@@ -132,7 +135,7 @@ def _dedupe(items: list[_Item]) -> list[_Item]:
 
 
 def _supersede(items: list[_Item]) -> list[_Item]:
-    """Drop every fact a later fact of the same slot, with another value, updates."""
+    """Drop every fact a later fact of the same slot, with another value, updates; the later one names it."""
     slots: dict[tuple[str, tuple[str, ...]], list[_Item]] = {}
     for item in sorted((it for it in items if it.fact is not None and it.fact.subject), key=lambda it: it.order):
         slots.setdefault((item.fact.shape, item.fact.subject), []).append(item)  # type: ignore[union-attr]
@@ -144,6 +147,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
                     continue
                 if same_slot(older.fact, newer.fact):  # type: ignore[arg-type]
                     stale.add(id(older))
+                    _name_before(newer, older)
     # A statement that says its value changed updates the older fact it is most like, in whatever words.
     facts = sorted((it for it in items if it.fact is not None and id(it) not in stale), key=lambda it: it.order)
     frequency = word_frequency(it.fact for it in facts)  # type: ignore[misc]
@@ -153,7 +157,15 @@ def _supersede(items: list[_Item]) -> list[_Item]:
             target = update_target(newer.fact, [it.fact for it in older], frequency)  # type: ignore[arg-type, misc]
             if target is not None:
                 stale.add(id(older[target]))
+                _name_before(newer, older[target])
     return [it for it in items if id(it) not in stale]
+
+
+def _name_before(newer: _Item, older: _Item) -> None:
+    """Say in the update's line which value it replaced, so the previous value is not lost."""
+    value = older.fact.value  # type: ignore[union-attr]
+    if value not in newer.text:
+        newer.text = f"{newer.text} (before: {value})"
 
 
 def _penalize_repeats(items: list[_Item]) -> None:

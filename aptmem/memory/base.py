@@ -70,8 +70,9 @@ class MemoryStrategy(Protocol):
                  *, count: Callable[[str], int]) -> None:
         """Keep what leaves the context: ``summarized`` entries and the ``summary`` that replaced them.
 
-        Called after every compaction and when a session is handed over to a continuation
-        (then ``memory`` is the new session's). Writes, if anything, to ``memory``; ``count``
+        Called after every compaction (``summarized`` then also holds, whole, the kept entries the
+        compaction shortens) and when a session is handed over to a continuation (then
+        ``memory`` is the new session's). Writes, if anything, to ``memory``; ``count``
         counts tokens. A strategy that needs a sidecar raises
         :class:`~aptmem.errors.MemoryStrategyError` when ``memory`` is None.
         """

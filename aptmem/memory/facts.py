@@ -33,19 +33,20 @@ __all__ = ["Fact", "facts_of", "facts_of_entry", "same_slot", "snippet", "tokens
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
 _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
-    ("url", re.compile(r"\b(?:https?|wss?|s3|gs|postgres(?:ql)?|mysql|redis|amqp|mongodb)://[^\s\"'<>)\]，。]+"), 3.0),
-    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"), 3.0),
-    ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+"), 3.0),
-    ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b"), 3.0),
-    ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b"), 3.0),
-    ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b"), 3.0),
-    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b"), 2.5),
-    ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+"), 3.0),
-    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b"), 3.0),
-    ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b"), 2.0),
-    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b"), 2.0),
-    ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)"), 2.5),
-    ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)"), 1.5),
+    ("url", re.compile(r"\b(?:https?|wss?|s3|gs|postgres(?:ql)?|mysql|redis|amqp|mongodb)://[^\s\"'<>)\]，。]+", re.ASCII), 3.0),
+    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b", re.ASCII), 3.0),
+    ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+", re.ASCII), 3.0),
+    ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
+    ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
+    ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
+    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b", re.ASCII), 2.5),
+    ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
+    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
+    ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
+    ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b", re.ASCII), 2.0),
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
+    ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
+    ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 1.5),
 )
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
@@ -92,8 +93,13 @@ _STOP = frozenset(
     "listen listens which what where when who whom why how value".split()
 )
 _LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
+#: What a fact loses when its output states three or more of its kind in the same words.
+_BULK_PENALTY = 1.5
 #: Paths that hold nothing for long: scratch files are no facts to keep.
 _TRANSIENT = re.compile(r"/(?:tmp|var/tmp|dev/shm|private/tmp)/")
+#: A statement that adds one more of something: another ticket is no update of the first.
+_ADDITIVE = re.compile(r"\b(?:also|as well|another|too|additionally|one more|in addition)\b|又|也|另一个|另外|再",
+                       re.IGNORECASE)
 #: A statement that says a value changed: it supersedes the older statement it is most like.
 _UPDATE = re.compile(
     r"\b(?:now|moved|changed|switched|bumped|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
@@ -123,6 +129,8 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     salience: float
     #: the statement says the value changed (an update cue: "now", "moved to", "改为", ...)
     update: bool = False
+    #: the statement adds to what was said before ("also", "another", "as well", "又"): it updates nothing
+    adds: bool = False
     #: when it was said (the carrying entry's ts) and where (position in the history)
     ts: int = 0
     order: int = 0
@@ -130,6 +138,16 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
 
 def tokens(text: str) -> list[str]:
     """Lowercased content tokens: words, identifiers and CJK bigrams (single characters in short runs)."""
+    return list(_tokens(text)) if len(text) > 4096 else list(_cached_tokens(text))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _cached_tokens(text: str) -> tuple[str, ...]:
+    """:func:`tokens` of a short text, remembered: contexts are rendered and ranked again and again."""
+    return _tokens(text)
+
+
+def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for word in _WORD.findall(text):
         if "\u4e00" <= word[0] <= "\u9fff":
@@ -139,7 +157,7 @@ def tokens(text: str) -> list[str]:
             low = word.lower()
             if low not in _STOP and len(low) > 1:
                 out.append(low)
-    return out
+    return tuple(out)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -223,11 +241,16 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0
         out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
-                        update=_UPDATE.search(sentence) is not None))
+                        update=_UPDATE.search(sentence) is not None, adds=_ADDITIVE.search(sentence) is not None))
     return tuple(out)
 
 
-def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 8) -> Iterator[Fact]:
+def _signature(fact: Fact) -> tuple[str, tuple[str, ...]]:
+    """A fact's shape and the first words of its statement (the value left out): the template it came from."""
+    return fact.shape, tuple(tokens(fact.text.replace(fact.value, " "))[:3])
+
+
+def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:
     """The facts of one entry, at most ``max_facts`` (the most salient), stamped with its ts and ``order``."""
     text = entry_text(entry)
     if not text:
@@ -236,6 +259,10 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 8) -> Itera
     found: list[Fact] = []
     for statement in statements(text):
         found.extend(facts_of(statement, by_user=by_user))
+    # Lines of one shape repeated through an output (a listing, a run of warnings) are bulk, not news.
+    shapes = Counter(_signature(f) for f in found)
+    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY) if shapes[_signature(f)] >= 3 else f
+             for f in found]
     if len(found) > max_facts:
         keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]
         found = [found[i] for i in sorted(keep)]
@@ -252,8 +279,8 @@ def same_slot(old: Fact, new: Fact) -> bool:
     """
     if old.shape != new.shape or not old.subject or old.subject != new.subject:
         return False
-    if old.shape in ("preference", "decision"):
-        return False  # their value is the statement: they accumulate, nothing supersedes them
+    if old.shape in ("preference", "decision") or new.adds:
+        return False  # a statement-valued fact accumulates; "another one" adds, it does not replace
     a, b = set(old.anchors), set(new.anchors)
     if not a and not b:
         return True
@@ -263,11 +290,11 @@ def same_slot(old: Fact, new: Fact) -> bool:
 def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]) -> int | None:
     """For a statement that says a value changed: the index of the older fact it most likely updates.
 
-    The older fact has the same shape and another value, names no other subject, and shares with
-    ``new`` a word that at most two facts use (``frequency``: in how many facts each word is);
+    The older fact has the same shape and another value, names no other subject (and ``new``
+    names its subject, if it has one), and shares with ``new`` a word that at most two facts use (``frequency``: in how many facts each word is);
     among those, the one whose words agree most. None if no fact qualifies.
     """
-    if not new.update or new.shape in ("preference", "decision"):
+    if not new.update or new.adds or new.shape in ("preference", "decision"):
         return None
     mine = set(new.subject) | set(new.anchors)
     best, best_score = None, 0.0
@@ -276,6 +303,8 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
             continue
         theirs = set(old.subject) | set(old.anchors)
         shared = mine & theirs
+        if old.subject and not shared & set(old.subject):
+            continue  # an update is about the same thing: it names the old fact's subject
         if not any(frequency.get(word, 0) <= 2 for word in shared):
             continue
         score = len(shared) / len(mine | theirs)

@@ -23,7 +23,7 @@ from aptmem.compaction.summarizer import Summarizer
 from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
-from aptmem.memory.lexical import rank
+from aptmem.memory.lexical import Ranker
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
 __all__ = ["HierarchicalSummaries", "Leaf", "SUMMARIES_KEY"]
@@ -60,6 +60,16 @@ class HierarchicalSummaries:
         self.leaf_tokens = leaf_tokens
         self.share = share
         self.carry = check_carry(carry)
+        self._index: tuple[tuple[str, ...], Ranker] | None = None
+
+    def _ranker(self, lines: list[str]) -> Ranker:
+        """The keyword index of ``lines``; the last one is kept, since the leaves change only at a compaction."""
+        key = tuple(lines)
+        if self._index is None or self._index[0] != key:
+            if self._index is not None:
+                self._index[1].close()
+            self._index = (key, Ranker(lines))
+        return self._index[1]
 
     def shown(self, view: Sequence[Entry], appended: Entry | None) -> list[Entry] | None:
         """Keep the view as it is."""
@@ -95,7 +105,7 @@ class HierarchicalSummaries:
         head = "From earlier summaries (matching the current turn):"
         budget = int(window * self.share) - count(head)
         chosen: list[int] = []
-        for index in rank(query, lines):
+        for index in self._ranker(lines).rank(query):
             cost = count(f"- {lines[index]}") + 1
             if cost > budget:
                 continue

@@ -6,12 +6,13 @@ plain words, whatever the carrier:
 
 * prose is cut into sentences (a sentence ends at ``. ! ?`` before white space, at CJK full
   stops, or at a line end, so ``src/x.py:490`` and ``v8.15`` stay whole);
-* a comment marker (``#``, ``//``, ``/*``, ``--``) and a log line's time stamp, level and
-  ``[component]`` are taken off the front;
+* a comment marker (``#``, ``//``, ``/*``, ``--``) and a log line's time stamp and level are
+  taken off the front (its ``[component]`` stays, as ``component:``, since it names the subject);
 * JSON (a whole tool output, or a line of it) is walked: a prose string is cut into sentences
   like any prose, and a field is a statement ``<record name> <key>: <value>`` when its key is
   unusual in the document. Fields every record of a listing repeats (``sha``, ``updated_at``)
-  are its schema, not news; a small document of one record has only unusual keys.
+  are its schema, not news (a key is unusual when at most a quarter of the records have it);
+  a small document of one record has only unusual keys.
 """
 
 from __future__ import annotations
@@ -101,7 +102,9 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         bare = _COMMENT.sub("", stripped)
         if bare != stripped:
             carrier = "comment"
-        logged = _COMPONENT.sub("", _LEVEL.sub("", _LOG_PREFIX.sub("", bare)))
+        logged = _LEVEL.sub("", _LOG_PREFIX.sub("", bare))
+        # A log line's [component] is what it is about: it stays, as a subject.
+        logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
         if carrier == "prose" and not reads_as_prose(logged):
@@ -124,15 +127,20 @@ def _json_value(text: str) -> Any:
     return value if isinstance(value, (dict, list)) else _NOT_JSON
 
 
-def _leaves(value: Any, path: tuple[str, ...], name: str) -> Iterator[tuple[tuple[str, ...], str, Any]]:
-    """(key path with list positions dropped, the record's name, leaf value) of every leaf."""
+def _leaves(value: Any, path: tuple[str, ...], name: str,
+            records: Counter[tuple[str, ...]]) -> Iterator[tuple[tuple[str, ...], str, Any]]:
+    """(key path with list positions dropped, the record's name, leaf value) of every leaf.
+
+    ``records`` counts the objects under each key path (the records of a listing).
+    """
     if isinstance(value, dict):
+        records[path] += 1
         name = _record_name(value) or name
         for key, item in value.items():
-            yield from _leaves(item, (*path, str(key)), name)
+            yield from _leaves(item, (*path, str(key)), name, records)
     elif isinstance(value, list):
         for item in value:
-            yield from _leaves(item, (*path, "[]"), name)
+            yield from _leaves(item, (*path, "[]"), name, records)
     elif value is not None and not isinstance(value, bool):
         yield path, name, value
 
@@ -148,18 +156,20 @@ def _record_name(record: dict[str, Any]) -> str:
 
 def _json_statements(value: Any) -> Iterator[Statement]:
     """Statements of a JSON document: its prose strings' sentences, and its unusual fields."""
-    leaves = list(_leaves(value, (), ""))
-    # A key path every record of a listing repeats is the listing's schema, not news.
+    records: Counter[tuple[str, ...]] = Counter()
+    leaves = list(_leaves(value, (), "", records))
+    # A key most records of a listing have is the listing's schema, not news; one that a quarter
+    # of them at most have (one, in a lone record) says something about those records.
     frequency = Counter(path for path, _, _ in leaves)
     given = 0
     for path, name, leaf in leaves:
         if given >= _MAX_JSON_STATEMENTS:
             return
-        if isinstance(leaf, str) and len(_WORDS.findall(leaf)) >= 4:
+        if isinstance(leaf, str) and leaf.count(" ") >= 3 and len(_WORDS.findall(leaf)) >= 4:
             for sentence in sentences(leaf):
                 given += 1
                 yield Statement(sentence, "json")
-        elif frequency[path] == 1 and path and leaf != name:
+        elif path and leaf != name and frequency[path] <= max(1, records[path[:-1]] // 4):
             key = path[-1] if path[-1] != "[]" else (path[-2] if len(path) > 1 else "")
             text = _SPACE.sub(" ", f"{name} {key}: {leaf}").strip()
             given += 1

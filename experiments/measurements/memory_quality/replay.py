@@ -151,7 +151,7 @@ class _Run:
         """Ask every item in every wording: whole context and each packet budget."""
         count = self.estimator.count
         base = rendered(session)
-        index: dict[int, tuple[list[Unit], Ranker]] = {}
+        index: dict[int, tuple[list[Unit], Ranker, dict[int, int]]] = {}
         try:
             for item in self.workload.items:
                 judged = item.judged()
@@ -160,18 +160,24 @@ class _Run:
                     key = 0 if messages == base else hash(tuple(messages))
                     if key not in index:
                         parts = units(messages)
-                        index[key] = (parts, Ranker([u.text for u in parts]))
-                    parts, ranker = index[key]
+                        index[key] = (parts, Ranker([u.text for u in parts]), {})
+                    parts, ranker, costs = index[key]
+
+                    def cost_of(i: int, parts: list[Unit] = parts, costs: dict[int, int] = costs) -> int:
+                        if i not in costs:
+                            costs[i] = count(parts[i].text) + 1
+                        return costs[i]
+
                     ranked = ranker.rank(question)
                     for budget in [None, *self.budgets]:
-                        chosen = packet(ranked, parts, budget, count)
+                        chosen = packet(ranked, parts, budget, cost_of)
                         self.rows.answers.append({"item": item.id, "wording": wording, "budget": budget,
                                                   "answerable": judge(judged, chosen),
-                                                  "packet_tokens": sum(count(u.text) + 1 for u in chosen)})
+                                                  "packet_tokens": sum(cost_of(u.position) for u in chosen)})
                     if key != 0:  # a query-dependent rendering is not reused
                         index.pop(key)[1].close()
         finally:
-            for _, ranker in index.values():
+            for _, ranker, _ in index.values():
                 ranker.close()
 
 

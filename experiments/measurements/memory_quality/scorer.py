@@ -110,17 +110,18 @@ def where(item: Judged, messages: Sequence[tuple[str, str]]) -> str:
 
 
 def packet(ranked: Sequence[int], all_units: Sequence[Unit], budget: int | None,
-           count: Callable[[str], int]) -> list[Unit]:
+           cost_of: Callable[[int], int]) -> list[Unit]:
     """The units a reader takes within ``budget`` tokens (None: every one), best first.
 
-    ``ranked`` is :meth:`Ranker.rank` of the question over ``all_units``' texts.
+    ``ranked`` is :meth:`Ranker.rank` of the question over ``all_units``' texts; ``cost_of(i)``
+    the tokens unit ``i`` takes in a packet.
     """
     chosen: list[Unit] = []
     left = budget
     for index in ranked:
         unit = all_units[index]
         if left is not None:
-            cost = count(unit.text) + 1
+            cost = cost_of(index)
             if cost > left:
                 continue
             left -= cost
