@@ -156,6 +156,8 @@ class Session:
             for tally in self._tallies():
                 tally.reset(self._view[: len(tally)])
         self._cheap.add(self._view[-1])
+        if isinstance(entry, User):
+            self.refresh_memory()  # a new turn: what the memory strategy shows may depend on it
         cheap = self._cheap.total
         # The cheap tier alone decides while it is clearly below the trigger; near it (or past
         # it, with no confirming tier) the deciding tier counts.

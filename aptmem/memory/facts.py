@@ -55,6 +55,9 @@ _UNIT = re.compile(
     r"per\b|次|毫秒|秒|分钟|小时|天|个|行|条|倍|字节|项|人|台)"
     r"|\s(?!(?:as|is|its|this|was|has|does|us|yes|thus|plus)\b)(?:[a-z]+\s)?[a-z]+s\b",
 )
+#: A label that says the number after it is a measurement ("p99_ms:", "error count =").
+_UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct|percent|ratio|count|total|size|errors|"
+                       r"hits|misses|latency|duration|elapsed|p\d\d)\s*[:=]?\s*$", re.IGNORECASE)
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
@@ -176,8 +179,8 @@ def _values(sentence: str) -> list[tuple[str, str, int, int]]:
             end = start + len(value)
             if any(start < b and a < end for a, b in taken) or not value:
                 continue
-            if shape == "number" and _UNIT.match(sentence, end):
-                shape = "quantity"
+            if shape == "number" and (_UNIT.match(sentence, end) or len(value) < 4 or _UNIT_KEY.search(sentence, 0, start)):
+                shape = "quantity"  # a count or a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
             taken.append((start, end))
             found.append((shape, value, start, end))
     if not found:

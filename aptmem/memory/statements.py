@@ -44,6 +44,8 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
 _MAX_JSON_STATEMENTS = 64
 _WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
 _SPACE = re.compile(r"\s+")
+_LOCATED = re.compile(r"^\S+:\d+:")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 class Statement(msgspec.Struct, frozen=True):
@@ -107,8 +109,8 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
-        if carrier == "prose" and not reads_as_prose(logged):
-            continue  # a line of code: its numbers and names are not statements
+        if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
+            continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
         for sentence in sentences(logged):
             yield Statement(sentence, carrier)
 
@@ -154,6 +156,11 @@ def _record_name(record: dict[str, Any]) -> str:
     return ""
 
 
+def _is_prose(text: str) -> bool:
+    """A JSON string that is a sentence or more (not a URL, an id or a one-word label)."""
+    return (text.count(" ") >= 3 and len(_WORDS.findall(text)) >= 4) or len(_HAN.findall(text)) >= 6
+
+
 def _json_statements(value: Any) -> Iterator[Statement]:
     """Statements of a JSON document: its prose strings' sentences, and its unusual fields."""
     records: Counter[tuple[str, ...]] = Counter()
@@ -165,7 +172,7 @@ def _json_statements(value: Any) -> Iterator[Statement]:
     for path, name, leaf in leaves:
         if given >= _MAX_JSON_STATEMENTS:
             return
-        if isinstance(leaf, str) and leaf.count(" ") >= 3 and len(_WORDS.findall(leaf)) >= 4:
+        if isinstance(leaf, str) and _is_prose(leaf):
             for sentence in sentences(leaf):
                 given += 1
                 yield Statement(sentence, "json")
