@@ -39,6 +39,8 @@ from experiments.workload_text import TextPools, clip_utf8
 __all__ = ["Item", "Workload", "WorkloadShape", "build_workload"]
 
 DAY_MS = 86_400_000
+#: How often each carrier says a planted statement (when the kind may come in it).
+_CARRIER_WEIGHT = {"user": 0.35, "assistant": 0.2, "tool": 0.45}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,6 +127,8 @@ class _Planner:
         self.values: set[str] = set()
         self.plants: list[_Plant] = []
         self.items: list[dict[str, object]] = []
+        self.formats: dict[str, int] = {}
+        self.langs: dict[str, int] = {}
         self.turns = shape.sessions * shape.turns
 
     def _fresh(self, kind: Kind, subject: str) -> str:
@@ -148,13 +152,25 @@ class _Planner:
                   item: str = "", carrier: str | None = None) -> _Plant:
         """Say ``value`` of ``subject`` in a drawn format and carrier (an update if ``old``)."""
         said = kind.said(self.shape.split)
+        if carrier is None:
+            carrier = self.rng.choices(kind.carriers, weights=[_CARRIER_WEIGHT[c] for c in kind.carriers])[0]
         if old:
             fmt, templates = "prose", said.update
-        else:
-            fmt = self.rng.choice(said.formats()) if carrier in (None, "tool") else "prose"
+        elif carrier == "tool":
+            # The format least used so far (ties drawn), so every carrier format is planted.
+            formats = said.formats()
+            fewest = min(self.formats.get(f, 0) for f in formats)
+            fmt = self.rng.choice([f for f in formats if self.formats.get(f, 0) == fewest])
             templates = getattr(said, fmt)
-        if carrier is None:
-            carrier = "tool" if fmt != "prose" else self.rng.choice(kind.carriers)
+        else:
+            fmt, templates = "prose", said.prose or said.update
+        if item:
+            self.formats[fmt] = self.formats.get(fmt, 0) + 1
+        if item and fmt != "json":  # the language least used so far, where the kind is said in both
+            langs = {_language(t) for t in templates}
+            fewest = min(self.langs.get(lang, 0) for lang in langs)
+            templates = tuple(t for t in templates if self.langs.get(_language(t), 0) == fewest)
+            self.langs[_language(templates[0])] = fewest + 1
         if fmt == "json":
             template = self.rng.choice(templates)
             record = {k: (int(value) if t == "{v}:int" else t.format(s=subject, v=value)) for k, t in template.items()}
@@ -164,6 +180,16 @@ class _Planner:
             plant = _Plant(turn, carrier, fmt, text=text, item=item)
         self.plants.append(plant)
         return plant
+
+    def _fresh_pair(self, kinds: list[Kind]) -> tuple[Kind, str]:
+        """A kind and a subject not planted together yet (a kind whose subjects ran out is dropped from ``kinds``)."""
+        while kinds:
+            kind = self.rng.choice(kinds)
+            try:
+                return kind, self._subject(kind)
+            except ValueError:
+                kinds.remove(kind)
+        raise ValueError("ran out of subjects of every kind: plant fewer facts")
 
     def _turn(self, low: int = 0, high: int | None = None) -> int:
         return self.rng.randrange(low, self.turns if high is None else high)
@@ -176,9 +202,9 @@ class _Planner:
     def plan(self) -> None:
         """Draw every item and distractor."""
         shape, rng = self.shape, self.rng
+        kinds = list(self.kinds)
         for _ in range(shape.facts):
-            kind = rng.choice(self.kinds)
-            subject = self._subject(kind)
+            kind, subject = self._fresh_pair(kinds)
             value = self._fresh(kind, subject)
             why = kind.why(rng) if kind.why else ""
             ident = self.add(type="fact", kind=kind, subject=subject, answers=(value, why) if why else (value,))
@@ -210,8 +236,11 @@ class _Planner:
     def _near_misses(self, kind: Kind, subject: str) -> None:
         n = int(self.shape.near_misses) + (self.rng.random() < self.shape.near_misses % 1)
         for _ in range(n):
-            if self.rng.random() < 0.5:  # the same kind, another subject
-                other = self._subject(kind)
+            if self.rng.random() < 0.5:  # the same kind, another subject (if one is left)
+                try:
+                    other = self._subject(kind)
+                except ValueError:
+                    continue
                 self.statement(kind, other, self._fresh(kind, other), self._turn())
             else:  # the same subject, another kind (when the subject fits it)
                 others = [k for k in self.kinds if k.subject is kind.subject and k is not kind and k.name != "decision"]
