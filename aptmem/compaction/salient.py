@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from aptmem.compaction.extractive import (HEADER, PATH, SECTIONS, classify_sentence, clip, memoized, parse_summary,
                                           render_summary)
 from aptmem.entries import Entry, User
-from aptmem.memory.facts import Fact, facts_of, facts_of_entry, same_slot, snippet, update_target, word_frequency
+from aptmem.memory.facts import Fact, facts_of, facts_of_entry, family, same_slot, snippet, update_target, word_frequency
 from aptmem.memory.statements import Statement, entry_text, sentences
 
 __all__ = ["SalientSummarizer"]
@@ -65,6 +65,7 @@ class SalientSummarizer:
         self.facts = facts
         self.recent_share = recent_share
         self._counted: dict[tuple[int, str], int] = {}
+        self._entries: dict[tuple[str, int, str], tuple[list[str], list[tuple[str, str, float, Fact | None]]]] = {}
         self.max_item_chars = max_item_chars
         self.max_files = max_files
         self.max_items_per_entry = max_items_per_entry
@@ -97,18 +98,29 @@ class SalientSummarizer:
     def _from_entries(self, entries: Sequence[Entry]) -> Iterator[_Item]:
         files: dict[str, int] = {}
         for order, entry in enumerate(entries):
-            text = entry_text(entry)
-            if not text:
-                continue
-            for path in PATH.findall(text[:32_000]):
+            paths, items = self._read(entry)
+            for path in paths:
                 files[path] = order
+            for section, text, score, fact in items:
+                yield _Item(section, text, order, score, fact)
+        for path, order in sorted(files.items(), key=lambda kv: kv[1])[-self.max_files:]:
+            yield _Item("Files", path, order, _SECTION_SCORE["Files"])
+
+    def _read(self, entry: Entry) -> tuple[list[str], list[tuple[str, str, float, Fact | None]]]:
+        """The paths and the candidate items of one entry, remembered: entries never change, and the
+        same ones are read again (by a leaf summary, at a hand-over)."""
+        key = (entry.id, entry.ts, type(entry).__name__) if entry.id is not None else None
+        if key is not None and key in self._entries:
+            return self._entries[key]
+        text = entry_text(entry)
+        paths: list[str] = PATH.findall(text[:32_000]) if text else []
+        items: list[tuple[str, str, float, Fact | None]] = []
+        if text:
             if isinstance(entry, User):
-                yield _Item("User requests", clip(text, self.max_item_chars), order, 0.0)
-            facts = list(facts_of_entry(entry, order, max_facts=self.max_items_per_entry)) if self.facts else []
-            fact_texts = set()
-            for fact in facts:
-                fact_texts.add(fact.text)
-                yield _Item("Facts", snippet(fact), order, fact.salience, fact)
+                items.append(("User requests", clip(text, self.max_item_chars), 0.0, None))
+            facts = list(facts_of_entry(entry, max_facts=self.max_items_per_entry)) if self.facts else []
+            fact_texts = {fact.text for fact in facts}
+            items += [("Facts", snippet(fact), fact.salience, fact) for fact in facts]
             found = 0
             for sentence in sentences(text[:16_000]):
                 if found == 4 or len(sentence) < 8:
@@ -116,9 +128,12 @@ class SalientSummarizer:
                 section = classify_sentence(sentence, entry, facts=False)
                 if section is not None and clip(sentence, self.max_item_chars) not in fact_texts:
                     found += 1
-                    yield _Item(section, clip(sentence, self.max_item_chars), order, _SECTION_SCORE.get(section, 1.0))
-        for path, order in sorted(files.items(), key=lambda kv: kv[1])[-self.max_files:]:
-            yield _Item("Files", path, order, _SECTION_SCORE["Files"])
+                    items.append((section, clip(sentence, self.max_item_chars), _SECTION_SCORE.get(section, 1.0), None))
+        if key is not None:
+            if len(self._entries) > 20_000:
+                self._entries.clear()
+            self._entries[key] = (paths, items)
+        return paths, items
 
 
 def _dedupe(items: list[_Item]) -> list[_Item]:
@@ -138,7 +153,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
     """Drop every fact a later fact of the same slot, with another value, updates; the later one names it."""
     slots: dict[tuple[str, tuple[str, ...]], list[_Item]] = {}
     for item in sorted((it for it in items if it.fact is not None and it.fact.subject), key=lambda it: it.order):
-        slots.setdefault((item.fact.shape, item.fact.subject), []).append(item)  # type: ignore[union-attr]
+        slots.setdefault((family(item.fact.shape), item.fact.subject), []).append(item)  # type: ignore[union-attr]
     stale: set[int] = set()
     for facts in slots.values():  # only facts of one shape and subject can be one slot
         for index, newer in enumerate(facts):

@@ -29,7 +29,7 @@ import msgspec
 from aptmem.entries import Entry, User
 from aptmem.memory.statements import Statement, entry_text, statements
 
-__all__ = ["Fact", "facts_of", "facts_of_entry", "same_slot", "snippet", "tokens", "update_target", "word_frequency"]
+__all__ = ["Fact", "family", "facts_of", "facts_of_entry", "same_slot", "snippet", "tokens", "update_target", "word_frequency"]
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
 _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
@@ -274,13 +274,22 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
         yield msgspec.structs.replace(fact, ts=ts, order=order)
 
 
+#: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2").
+_FAMILY = {"ip": "number", "pin": "version"}
+
+
+def family(shape: str) -> str:
+    """The family of a value shape: an update may change a value from one shape of a family to another."""
+    return _FAMILY.get(shape, shape)
+
+
 def same_slot(old: Fact, new: Fact) -> bool:
     """Whether ``new`` states the same thing as ``old`` (so, if its value differs, updates it).
 
     Same value shape, the same identifiers (at least one), and anchors that mostly agree: a
     near miss about another service, or another attribute of the same one, is not an update.
     """
-    if old.shape != new.shape or not old.subject or old.subject != new.subject:
+    if family(old.shape) != family(new.shape) or not old.subject or old.subject != new.subject:
         return False
     if old.shape in ("preference", "decision") or new.adds:
         return False  # a statement-valued fact accumulates; "another one" adds, it does not replace
@@ -302,7 +311,8 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
     mine = set(new.subject) | set(new.anchors)
     best, best_score = None, 0.0
     for index, old in enumerate(older):
-        if old.shape != new.shape or old.value == new.value or (old.subject and new.subject and old.subject != new.subject):
+        if family(old.shape) != family(new.shape) or old.value == new.value \
+                or (old.subject and new.subject and old.subject != new.subject):
             continue
         theirs = set(old.subject) | set(old.anchors)
         shared = mine & theirs

@@ -27,13 +27,15 @@ from aptmem.compaction.summarizer import Summarizer
 from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
-from aptmem.memory.facts import Fact, facts_of_entry, same_slot, snippet, update_target, word_frequency
+from aptmem.memory.facts import Fact, facts_of_entry, family, same_slot, snippet, update_target, word_frequency
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
 __all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]
 
 #: The working-dict key the records live under.
 FACTS_KEY = RESERVED_PREFIX + "facts"
+#: What a record gains once it was updated: the agent must not fall back on the value it replaced.
+_UPDATED_BONUS = 1.0
 #: No record renders in fewer tokens than this: below it the render stops looking.
 _MIN_LINE_TOKENS = 12
 
@@ -67,8 +69,8 @@ class FactRecord(msgspec.Struct, kw_only=True):
 
     @property
     def weight(self) -> float:
-        """Salience, less for a value said over and over."""
-        return self.salience - 0.75 * math.log2(self.seen)
+        """Salience, less for a value said over and over, more for a value that changed (a stale one misleads)."""
+        return self.salience - 0.75 * math.log2(self.seen) + (_UPDATED_BONUS if self.before else 0.0)
 
 
 def _record(fact: Fact) -> FactRecord:
@@ -81,19 +83,19 @@ def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: i
     by_value = {record.value: record for record in records}
     by_slot: dict[tuple[str, tuple[str, ...]], list[FactRecord]] = {}
     for record in records:
-        by_slot.setdefault((record.shape, tuple(record.subject)), []).append(record)
+        by_slot.setdefault((family(record.shape), tuple(record.subject)), []).append(record)
     frequency = None
     for fact in facts:
         match = by_value.get(fact.value)
         if match is not None:  # said again (maybe in other words): no news
             match.seen += 1
             continue
-        slot = by_slot.setdefault((fact.shape, fact.subject), [])
+        slot = by_slot.setdefault((family(fact.shape), fact.subject), [])
         match = next((r for r in slot if same_slot(r.as_fact(), fact)), None)
         if match is None and fact.update:
             if frequency is None:
                 frequency = word_frequency([*(r.as_fact() for r in records), *facts])
-            shaped = [r for r in records if r.shape == fact.shape]
+            shaped = [r for r in records if family(r.shape) == family(fact.shape)]
             target = update_target(fact, [r.as_fact() for r in shaped], frequency)
             match = shaped[target] if target is not None else None
         if match is None:

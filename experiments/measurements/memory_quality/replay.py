@@ -159,7 +159,7 @@ class _Run:
                     messages = rendered(session, question)
                     key = 0 if messages == base else hash(tuple(messages))
                     if key not in index:
-                        parts = units(messages)
+                        parts = units(messages)  # (a query-dependent rendering differs only in its system message)
                         index[key] = (parts, Ranker([u.text for u in parts]), {})
                     parts, ranker, costs = index[key]
 
