@@ -14,6 +14,7 @@ Exit status: 0; 1 with ``--check`` if a target of the issue is not met; 2 on bad
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from experiments.measurements.memory_quality.run import SIZES, MemoryQualitySettings, run_memory_quality
     from experiments.measurements.memory_quality.section import memory_section, targets
+    from experiments.measurements.memory_quality.workload import WorkloadShape
     from experiments.run_files import read_measurement
     from experiments.runinfo import REPO_ROOT
 
@@ -59,11 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         out = args.report
     else:
         overrides: dict[str, object] = dict(SIZES[args.size])
-        for name, value in (("split", args.split), ("seeds", _list(args.seeds, int)), ("windows", _list(args.windows, int)),
+        for name, value in (("seeds", _list(args.seeds, int)), ("windows", _list(args.windows, int)),
                             ("strategies", _list(args.strategies)), ("llm_model", args.llm_model),
                             ("llm_base_url", args.llm_base_url)):
             if value is not None:
                 overrides[name] = value
+        if args.split is not None:
+            overrides["workload"] = dataclasses.replace(overrides.get("workload", WorkloadShape()), split=args.split)  # type: ignore[arg-type]
         try:
             settings = MemoryQualitySettings(**overrides)  # type: ignore[arg-type]
         except ValueError as exc:

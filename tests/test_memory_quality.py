@@ -83,8 +83,7 @@ def test_a_long_line_is_cut_into_units_and_nothing_is_lost() -> None:
 def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("memory")
     settings = MemoryQualitySettings(strategies=["none", "full_history", "salient", "kv_dict"], windows=[8000], seeds=[1, 2],
-                                     sessions=SMALL.sessions, turns=SMALL.turns, facts=SMALL.facts, updates=SMALL.updates,
-                                     aggregates=SMALL.aggregates, orders=SMALL.orders, absent=SMALL.absent)
+                                     workload=SMALL)
     run_memory_quality(settings, out)
     return out
 

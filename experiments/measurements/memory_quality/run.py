@@ -48,20 +48,8 @@ class MemoryQualitySettings:
     windows: list[int] = field(default_factory=lambda: [32_000, 8_000])
     #: workload seeds: one workload each, every strategy on the same ones (mean and range are over them)
     seeds: list[int] = field(default_factory=lambda: [100, 101, 102])
-    #: statement phrasings: heldout (never tuned on; the default) or dev (what the rules were developed on)
-    split: str = "heldout"
-    #: sessions linked by continue, turns per session
-    sessions: int = 3
-    turns: int = 24
-    #: planted: single facts, knowledge updates, sets across sessions, time orders, absent facts
-    facts: int = 24
-    updates: int = 6
-    aggregates: int = 2
-    orders: int = 2
-    absent: int = 6
-    #: near-miss distractors per fact, and unique fact-shaped noise statements per turn
-    near_misses: float = 1.0
-    noise: float = 1.0
+    #: the workload: sessions, turns, what is planted, statement phrasings (heldout by default, never tuned on)
+    workload: WorkloadShape = field(default_factory=WorkloadShape)
     #: packet budgets (tokens of what the strategy puts in context) answerability is judged within
     budgets: list[int] = field(default_factory=lambda: [512, 1024, 2048])
     #: the compaction policy every strategy runs under
@@ -84,23 +72,16 @@ class MemoryQualitySettings:
             raise ValueError("windows, seeds and budgets must not be empty")
         for window in self.windows:
             self.policy(window)
-        self.shape()
 
     def policy(self, window: int) -> CompactionPolicy:
         """The compaction policy of one run."""
         return CompactionPolicy(window=window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns)
 
-    def shape(self) -> WorkloadShape:
-        """The workload shape (seeded per run)."""
-        return WorkloadShape(sessions=self.sessions, turns=self.turns, facts=self.facts, updates=self.updates,
-                             aggregates=self.aggregates, orders=self.orders, absent=self.absent,
-                             near_misses=self.near_misses, noise=self.noise, split=self.split)
-
 
 #: Sizes: ``default`` joins the default run (well under a minute); ``full`` is for the full run.
 SIZES: dict[str, dict[str, object]] = {
     "default": {},
-    "full": {"sessions": 5, "turns": 40, "facts": 60, "updates": 12, "aggregates": 4, "orders": 4, "absent": 12,
+    "full": {"workload": WorkloadShape(sessions=5, turns=40, facts=60, updates=12, aggregates=4, orders=4, absent=12),
              "seeds": [100, 101, 102, 103, 104]},
 }
 
@@ -142,8 +123,8 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path,
     answers: list[dict[str, object]] = []
     runs: list[dict[str, object]] = []
     for seed in settings.seeds:
-        workload = build_workload(settings.shape(), seed)
-        items += _item_rows(seed, workload, settings.split)
+        workload = build_workload(settings.workload, seed)
+        items += _item_rows(seed, workload, settings.workload.split)
         for name, strategy in strategies.items():
             for window in settings.windows:
                 key = {"strategy": name, "window": window, "seed": seed}

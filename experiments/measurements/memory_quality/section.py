@@ -164,14 +164,15 @@ def memory_section(run_dir: str | Path, figure_dir: str | Path | None = None) ->
     tables, notes = read_measurement(run_dir, TABLES, "memory_quality")
     items, checks, answers, runs, summary = (tables[name] for name in TABLES)
     settings = notes["settings"]
+    shape = settings["workload"]
     figure = frontier_figure(summary, Path(figure_dir or run_dir) / "memory_frontier.png")
     strategies = _order(summary["strategy"].unique().to_list())
     focus = [s for s in ("extractive", "salient", "kv_dict", "hier_summary") if s in strategies]
     lines = [
         "## Memory: what the agent still knows",
         "",
-        f"{settings['sessions']} sessions of {settings['turns']} turns, linked by `continue`, per seed "
-        f"({', '.join(map(str, settings['seeds']))}; {settings['split']} phrasings), with "
+        f"{shape['sessions']} sessions of {shape['turns']} turns, linked by `continue`, per seed "
+        f"({', '.join(map(str, settings['seeds']))}; {shape['split']} phrasings), with "
         f"{items.height // max(len(settings['seeds']), 1)} planted items each (facts of {items['kind'].n_unique()} kinds "
         "in prose, code comments, log lines and minified JSON, in English and Chinese; knowledge updates; sets across "
         "sessions; time order; absent facts beside near misses), asked in three wordings. Every strategy runs the same "
