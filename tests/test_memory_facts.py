@@ -98,3 +98,9 @@ def test_keyword_ranking_finds_english_and_chinese_and_prefers_the_newer_on_a_ti
     assert rank("atlas-api的端口", texts)[0] == 1
     with Ranker(texts) as ranker:
         assert ranker.rank("") == [] and ranker.rank("zzz") == []
+
+
+@pytest.mark.parametrize(("line", "value"), [('fastapi = "==1.2.3"  # keep', "1.2.3"),
+                                             ("export ATLAS_DB_URL=postgres://db1.internal:5432/atlas", "postgres://db1.internal:5432/atlas")])
+def test_a_setting_line_of_a_config_file_is_a_statement(line: str, value: str) -> None:
+    assert value in _values(line)

@@ -46,7 +46,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b", re.ASCII), 2.0),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
-    ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 1.5),
+    ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
 )
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.

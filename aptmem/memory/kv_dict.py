@@ -133,8 +133,9 @@ def _line(record: FactRecord) -> str:
 def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float) -> list[str]:
     """The lines of the records that fit ``budget`` tokens, grouped under the day each became valid.
 
-    ``recent_share`` of the budget goes to the newest records first, the rest to the most salient,
-    so a fact just learned is shown, and an old one is not pushed out by a mere newer one.
+    ``recent_share`` of the budget goes to the newest records first (of the more salient half),
+    the rest to the most salient, so a fact just learned is shown, and an old one is not pushed out
+    by a mere newer one.
     """
     chosen: dict[int, str] = {}
     left = budget
@@ -156,7 +157,11 @@ def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[
             chosen[index] = line
 
     indexes = range(len(records))
-    take(sorted(indexes, key=lambda i: records[i].since, reverse=True), int(budget * recent_share))
+    # The newest first, among the more salient half: a fresh line of noise is no reason to show it.
+    weights = sorted(r.weight for r in records)
+    floor = weights[len(weights) // 2] if weights else 0.0
+    fresh = [i for i in indexes if records[i].weight >= floor]
+    take(sorted(fresh, key=lambda i: records[i].since, reverse=True), int(budget * recent_share))
     take(sorted(indexes, key=lambda i: (records[i].weight, records[i].since), reverse=True), budget)
     lines: list[str] = []
     day = ""

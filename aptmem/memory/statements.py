@@ -8,6 +8,7 @@ plain words, whatever the carrier:
   stops, or at a line end, so ``src/x.py:490`` and ``v8.15`` stay whole);
 * a comment marker (``#``, ``//``, ``/*``, ``--``) and a log line's time stamp and level are
   taken off the front (its ``[component]`` stays, as ``component:``, since it names the subject);
+* a setting line (``key = "value"``, ``KEY=value``, ``key: value``) is a statement as it stands;
 * JSON (a whole tool output, or a line of it) is walked: a prose string is cut into sentences
   like any prose, and a field is a statement ``<record name> <key>: <value>`` when its key is
   unusual in the document. Fields every record of a listing repeats (``sha``, ``updated_at``)
@@ -45,6 +46,8 @@ _MAX_JSON_STATEMENTS = 64
 _WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
 _SPACE = re.compile(r"\s+")
 _LOCATED = re.compile(r"^\S+:\d+:")
+#: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
+_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$""")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -109,6 +112,9 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
+        if carrier == "prose" and _SETTING.match(logged):
+            yield Statement(logged, "config")  # key = literal, as config files, .env and YAML say a value
+            continue
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
         for sentence in sentences(logged):
@@ -151,8 +157,8 @@ def _record_name(record: dict[str, Any]) -> str:
     """The value that names a record: a name-like key's short string value."""
     for key in _NAME_KEYS:
         value = record.get(key)
-        if isinstance(value, str) and 0 < len(value) <= 80 and "\n" not in value:
-            return value
+        if isinstance(value, str) and 0 < len(value) <= 80 and value.count(" ") <= 2 and "\n" not in value:
+            return value  # a name, not a title or a sentence
     return ""
 
 
