@@ -18,7 +18,8 @@ removes each cause that made that one lose facts over repeated compactions:
   names the value it replaced, so the summary never shows a stale value as if it were current.
 
 With ``facts=False`` the Facts section is left out: a memory strategy that keeps facts
-elsewhere (``kv_dict``, in the working dict) spends the summary on the rest.
+elsewhere (``kv_dict``, in the working dict) spends the summary on the rest (facts are still
+found, so an update still removes a request line that states the value it replaced).
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class SalientSummarizer:
         """Return a sectioned summary of ``entries`` and ``previous`` that fits ``budget`` tokens."""
         items = [*self._from_previous(previous), *self._from_entries(entries)]
         items = _supersede(_dedupe(items))
+        if not self.facts:  # found all the same: an update still removes the lines that state the stale value
+            items = [it for it in items if it.section != "Facts"]
         _penalize_repeats(items)
         return _fit(items, budget, memoized(count, self._counted), len(entries), self.recent_share)
 
@@ -118,7 +121,7 @@ class SalientSummarizer:
         if text:
             if isinstance(entry, User):
                 items.append(("User requests", clip(text, self.max_item_chars), 0.0, None))
-            facts = list(facts_of_entry(entry, max_facts=self.max_items_per_entry)) if self.facts else []
+            facts = list(facts_of_entry(entry, max_facts=self.max_items_per_entry))
             fact_texts = {fact.text for fact in facts}
             items += [("Facts", snippet(fact), fact.salience, fact) for fact in facts]
             found = 0
@@ -155,6 +158,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
     for item in sorted((it for it in items if it.fact is not None and it.fact.subject), key=lambda it: it.order):
         slots.setdefault((family(item.fact.shape), item.fact.subject), []).append(item)  # type: ignore[union-attr]
     stale: set[int] = set()
+    replaced: list[tuple[str, int]] = []  # (stale value, when the update was said)
     for facts in slots.values():  # only facts of one shape and subject can be one slot
         for index, newer in enumerate(facts):
             for older in facts[:index]:
@@ -162,6 +166,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
                     continue
                 if same_slot(older.fact, newer.fact):  # type: ignore[arg-type]
                     stale.add(id(older))
+                    replaced.append((older.fact.value, newer.order))  # type: ignore[union-attr]
                     _name_before(newer, older)
     # A statement that says its value changed updates the older fact it is most like, in whatever words.
     facts = sorted((it for it in items if it.fact is not None and id(it) not in stale), key=lambda it: it.order)
@@ -172,7 +177,12 @@ def _supersede(items: list[_Item]) -> list[_Item]:
             target = update_target(newer.fact, [it.fact for it in older], frequency)  # type: ignore[arg-type, misc]
             if target is not None:
                 stale.add(id(older[target]))
+                replaced.append((older[target].fact.value, newer.order))  # type: ignore[union-attr]
                 _name_before(newer, older[target])
+    # A line of another section said before the update (a request that stated it) would still show the stale value.
+    for item in items:
+        if item.fact is None and any(value in item.text and item.order < order for value, order in replaced):
+            stale.add(id(item))
     return [it for it in items if id(it) not in stale]
 
 

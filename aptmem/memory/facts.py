@@ -61,7 +61,7 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
-_CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：)\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
+_CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
 _OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old)\s*$|(?:从|原来是|原为|不是|以前是|而非)\s*$)",
                        re.IGNORECASE)
 _PREFERENCE = re.compile(
