@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import polars as pl
@@ -111,3 +114,36 @@ def test_none_and_full_history_bracket_the_others_and_the_section_says_so(small_
     assert (small_run / "memory_frontier.png").stat().st_size > 10_000
     for strategy in ("none", "full_history", "salient", "kv_dict"):
         assert f"| {strategy} |" in text
+
+
+class _EchoApi(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint on 127.0.0.1 whose 'summary' is the prompt's lines that hold a digit."""
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server hook's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        lines = [line for line in body["messages"][-1]["content"].splitlines() if any(c.isdigit() for c in line)]
+        reply = json.dumps({"choices": [{"message": {"content": "\n".join(f"- {line[:120]}" for line in lines[-30:])}}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(reply.encode())
+
+    def log_message(self, *args: object) -> None:
+        """Quiet."""
+
+
+def test_the_llm_summarizer_is_scored_only_when_an_endpoint_is_configured(tmp_path: Path) -> None:
+    plain = MemoryQualitySettings(strategies=["none", "llm"], windows=[8000], seeds=[1], workload=SMALL)
+    run_memory_quality(plain, tmp_path / "without")
+    runs = pl.read_parquet(tmp_path / "without" / "memory_runs.parquet")
+    assert runs["strategy"].to_list() == ["none"] and "llm left out" in memory_section(tmp_path / "without")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with_llm = MemoryQualitySettings(strategies=["llm"], windows=[8000], seeds=[1], workload=SMALL, llm_model="test",
+                                         llm_base_url=f"http://127.0.0.1:{server.server_port}/v1")
+        run_memory_quality(with_llm, tmp_path / "with")
+    finally:
+        server.shutdown()
+    runs = pl.read_parquet(tmp_path / "with" / "memory_runs.parquet")
+    assert runs["strategy"].to_list() == ["llm"] and runs["compactions"][0] > 0
