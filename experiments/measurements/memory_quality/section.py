@@ -42,6 +42,13 @@ def _order(strategies: list[str]) -> list[str]:
     return [s for s in known if s in strategies] + sorted(s for s in strategies if s not in known)
 
 
+def _by_strategy(frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows in the report's strategy order, the larger window first."""
+    rank = {s: i for i, s in enumerate(_order(frame["strategy"].unique().to_list()))}
+    return frame.sort(pl.col("strategy").replace_strict(rank, return_dtype=pl.Int64), pl.col("window"),
+                      descending=[False, True])
+
+
 def headline_markdown(summary: pl.DataFrame) -> str:
     """Strategy x window rows, one column per metric: mean (min–max over seeds)."""
     rows = []
@@ -107,9 +114,7 @@ def survival_markdown(checks: pl.DataFrame) -> str:
     table = data.group_by("strategy", "window", "age").agg((pl.col("present").mean() * 100).round(0).alias("share"))
     wide = table.pivot(on="age", index=["strategy", "window"], values="share")
     columns = [label for _, _, label in _AGES if label in wide.columns]
-    wide = wide.with_columns(pl.col("strategy").replace_strict({s: i for i, s in enumerate(_order(wide["strategy"].unique().to_list()))},
-                                                                 return_dtype=pl.Int64).alias("_o"))
-    wide = wide.sort("_o", pl.col("window"), descending=[False, True]).drop("_o")
+    wide = _by_strategy(wide)
     return markdown_table(wide.select("strategy", "window", *columns),
                           {c: (lambda v: f"{v:.0f}%") for c in columns} | {"window": lambda v: f"{v:,}"})
 
@@ -132,9 +137,11 @@ def wording_markdown(items: pl.DataFrame, answers: pl.DataFrame) -> str:
     data = answers.filter(pl.col("budget") == 1024).join(items.select("seed", "item", "type"), on=["seed", "item"])
     data = data.filter(pl.col("type").is_in(FINDABLE))
     table = data.group_by("strategy", "window", "wording").agg((pl.col("answerable").mean() * 100).round(0).alias("share"))
-    wide = table.pivot(on="wording", index=["strategy", "window"], values="share").sort("strategy", "window")
+    wide = table.pivot(on="wording", index=["strategy", "window"], values="share")
+    wide = _by_strategy(wide)
     cols = [c for c in ("template", "paraphrase", "other_language") if c in wide.columns]
-    return markdown_table(wide.select("strategy", "window", *cols), {c: (lambda v: f"{v:.0f}%") for c in cols})
+    return markdown_table(wide.select("strategy", "window", *cols),
+                          {c: (lambda v: f"{v:.0f}%") for c in cols} | {"window": lambda v: f"{v:,}"})
 
 
 def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
