@@ -153,18 +153,20 @@ def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(8, 5))
     windows = sorted(summary["window"].unique().to_list(), reverse=True)
     markers = {w: m for w, m in zip(windows, "os^Dv")}
-    for strategy in _order(summary["strategy"].unique().to_list()):
+    colors = plt.get_cmap("tab10")
+    for number, strategy in enumerate(_order(summary["strategy"].unique().to_list())):
         for window in windows:
             x = _mean(summary, strategy, window, "mean_context_tokens")
             y = _mean(summary, strategy, window, "answerable_1024")
             if x is None or y is None:
                 continue
-            ax.scatter([x], [y * 100], marker=markers[window], s=40)
+            ax.scatter([x], [y * 100], marker=markers[window], s=40, color=colors(number % 10))
             ax.annotate(f"{strategy} {window // 1000}k", (x, y * 100), textcoords="offset points", xytext=(5, 3), fontsize=8)
     ax.set_xscale("log")
     ax.set_xlabel("mean context tokens per request (log scale)")
     ax.set_ylabel("answerable within a 1,024-token packet (%)")
-    ax.set_title("What the agent still knows against what its context costs")
+    ax.set_title("What the agent still knows against what its context costs (one colour a strategy, "
+                 + ", ".join(f"{m} {w // 1000}k" for w, m in markers.items()) + ")", fontsize=9)
     ax.grid(True, alpha=0.3)
     return save_figure(fig, path)
 
