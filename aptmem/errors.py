@@ -150,6 +150,10 @@ class InvalidWorkingValue(InvalidEntry):
         super().__init__(f"{where}: {reason}")
 
 
+class MemoryStrategyError(AptmemError):
+    """A memory strategy cannot do its work as configured (e.g. it keeps state but has no sidecar)."""
+
+
 class SummarizerError(AptmemError):
     """A summarizer could not produce a summary (an HTTP error, a timeout, a malformed reply)."""
 

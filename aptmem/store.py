@@ -165,7 +165,7 @@ def select_live(entries: Sequence[Entry]) -> list[Entry]:
     """Return the live context of a history given oldest first.
 
     The live context is the latest compaction, then the entry named by its ``first_kept`` and
-    every entry after that (skipping the compaction itself where it stands between them), then
+    every entry after that (skipping any older compaction among them: the latest summary took it in), then
     everything after the compaction. If ``first_kept`` is missing or names no entry, only the
     entries after the compaction are live. Without a compaction the whole history is live.
     """
@@ -184,5 +184,6 @@ def select_live(entries: Sequence[Entry]) -> list[Entry]:
             if entries[index].id == marker.first_kept:
                 start = index
                 break
-    kept = [e for e in entries[start:last]] if start < last else []
+    # An older compaction among the kept entries is superseded: the latest summary took it in.
+    kept = [e for e in entries[start:last] if not isinstance(e, Compaction)] if start < last else []
     return [marker, *kept, *entries[last + 1 :]]

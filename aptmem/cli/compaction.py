@@ -35,6 +35,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_target(p, dest="src", what="the session to replay (damaged lines are skipped and reported)")
     _policy_options(p)
     p.add_argument("--into", default=None, metavar="DIR", help="keep the replayed session in DIR (default: a scratch folder)")
+    p.add_argument("--memory", default=None, metavar="NAME",
+                   help="run it through this memory strategy (aptmem.memory.registry: none, full_history, extractive, "
+                        "salient, kv_dict, hier_summary, obs_mask, llm); the session gets a sidecar")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     p.set_defaults(handler=run_replay)
 
@@ -97,20 +100,34 @@ def run_replay(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="aptmem-replay-") as scratch:
         root = args.into or scratch
         with JsonlStore(root) as store:
-            session = Session(store, new_session_id(), **options)  # type: ignore[arg-type]
-            report, _ = replay(scan, session)
+            if args.memory is not None:
+                session, report = _replay_with_memory(args, scan, store, root, options)
+            else:
+                session = Session(store, new_session_id(), **options)  # type: ignore[arg-type]
+                report, _ = replay(scan, session)
     damage = scan.report
     out = msgspec.to_builtins(report)
     out.update(source=str(src), window=args.window, trigger=args.trigger, target=args.target,
                keep_turns=args.keep_turns, persist=args.persist, tier=args.tier,
                confirm=None if options["confirm"] is None else options["confirm"].tokenizer,  # type: ignore[attr-defined]
                damaged_lines=damage.damaged_lines, torn_tail_bytes=damage.torn_tail_bytes,
-               session_id=session.session_id if args.into else None)
+               session_id=session.session_id if args.into else None, memory=args.memory)
     if args.json:
         print(msgspec.json.encode(out).decode())
     else:
         _print_replay(out)
     return 0
+
+
+def _replay_with_memory(args: argparse.Namespace, scan: LogScan, store: object, root: str,
+                        options: dict[str, object]) -> tuple[object, object]:
+    """Run SRC through a new session of ``root`` under the memory strategy ``--memory`` names."""
+    from aptmem.memory.handoff import run_with_memory
+    from aptmem.memory.registry import memory_strategy
+
+    llm = {"model": args.llm_model, "base_url": args.llm_base_url} if args.memory == "llm" else {}
+    options.pop("summarizer", None)  # the strategy brings its own
+    return run_with_memory(scan, store, root, strategy=memory_strategy(args.memory, **llm), **options)  # type: ignore[arg-type]
 
 
 def _print_replay(out: dict) -> None:

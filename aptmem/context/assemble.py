@@ -18,23 +18,34 @@ import msgspec
 from aptmem.context.anthropic import to_anthropic
 from aptmem.context.openai import to_openai
 from aptmem.context.render import RenderedContext, render_context
-from aptmem.working_memory import SessionMeta
+from aptmem.working_memory import RESERVED_PREFIX, SessionMeta
 
-__all__ = ["Context", "FORMATS", "read_context", "system_sections"]
+__all__ = ["Context", "FORMATS", "read_context", "render_working", "system_sections"]
 
 #: The provider formats a context is written in.
 FORMATS = ("openai", "anthropic")
 
 
+def render_working(meta: SessionMeta | None) -> str:
+    """The working memory as the context shows it: the free text, then the working dict as JSON.
+
+    Keys a memory strategy reserved (:data:`~aptmem.working_memory.RESERVED_PREFIX`) are left
+    out: the strategy that owns them renders them.
+    """
+    if meta is None:
+        return ""
+    parts = []
+    if meta.memory:
+        parts.append(f"Working memory:\n{meta.memory}")
+    working = {k: v for k, v in meta.working.items() if not k.startswith(RESERVED_PREFIX)}
+    if working:
+        parts.append("Working state: " + msgspec.json.encode(working).decode())
+    return "\n\n".join(parts)
+
+
 def system_sections(system_prompt: str = "", meta: SessionMeta | None = None) -> list[str]:
     """The fixed system sections: the system prompt, then the working memory text and dict."""
-    parts = [system_prompt] if system_prompt else []
-    if meta is not None:
-        if meta.memory:
-            parts.append(f"Working memory:\n{meta.memory}")
-        if meta.working:
-            parts.append("Working state: " + msgspec.json.encode(meta.working).decode())
-    return parts
+    return [part for part in (system_prompt, render_working(meta)) if part]
 
 
 @dataclass
