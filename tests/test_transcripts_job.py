@@ -3,6 +3,7 @@ the shared fixtures, the report section and its metrics, a missing folder, and e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -25,11 +26,18 @@ FIXTURES = ROOT / "tests" / "fixtures" / "real"
 SMALL = TranscriptsSettings(tiers=["rough:bytes", "medium"], windows=[200_000, 32_000])
 
 
+#: the four fixtures without an agent's compaction, whose counts the tests below know exactly
+FOUR = ("claude-code-short.jsonl", "claude-code-subagent.jsonl", "claude-code-tool_heavy.jsonl", "pi-large-session.jsonl")
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, pl.DataFrame]]:
     out = tmp_path_factory.mktemp("transcripts")
+    four = tmp_path_factory.mktemp("four")
+    for name in FOUR:
+        (four / name).write_bytes((FIXTURES / name).read_bytes())
     steps: list[int] = []
-    tables = run_transcripts(SMALL, out, progress=steps.append)
+    tables = run_transcripts(dataclasses.replace(SMALL, path=str(four)), out, progress=steps.append)
     assert sum(steps) == 4 * (1 + 2)  # per file: the usage, then one replay per window
     return out, tables
 
@@ -98,7 +106,7 @@ def test_an_agents_own_compaction_is_an_event(tmp_path: Path) -> None:
 def test_transcript_workload_entries_limit_and_spec() -> None:
     workload = TranscriptWorkload()
     entries = workload_entries(workload)
-    assert len(entries) == 11 + 73 + 27 + 1433 and workload_name(workload) == "transcript"
+    assert len(entries) == 517 + 739 + 10 + 69 + 26 + 1432 and workload_name(workload) == "transcript"
     assert workload_entries(workload, limit=100) == entries[:100]
     assert entries_from_spec(workload_spec(workload, 50)) == entries[:50]
     with pytest.raises(ValueError):
@@ -134,7 +142,7 @@ def test_compaction_and_write_cost_jobs_take_a_transcript(tmp_path: Path) -> Non
     workload = TranscriptWorkload(path=str(FIXTURES / "claude-code-subagent.jsonl"))
     settings = CompactionSettings(windows=[8_000], tiers=["rough:bytes"], confirm=None)
     tables = run_compaction(settings, workload, tmp_path / "c", tmp=str(tmp_path))
-    assert tables["occupancy"].height == 73 and tables["facts"].height == 0
+    assert tables["occupancy"].height == 69 and tables["facts"].height == 0
     assert tables["compaction"].height > 0
     text = compaction_section(tmp_path / "c") or ""
     assert "planted-fact scoring does not apply" in text and "Facts retained" not in text
