@@ -36,8 +36,9 @@ session (:func:`session_stats`).
 
 Caveats a reader must keep in mind: the precise tier counts with cl100k_base (OpenAI's), not
 the provider's tokenizer (Anthropic publishes none), so its "error" mixes two vocabularies (the
-profile's ratio is that mix, measured); the plain tiers count thinking like text (the renderer
-does not show it; the context model does); and a handful of sessions is a handful.
+profile's ratio is that mix, measured); the plain tiers count what the renderer shows of an entry,
+which leaves a reply's thinking out (the context model counts it); and a handful of sessions is a
+handful.
 """
 
 from __future__ import annotations
