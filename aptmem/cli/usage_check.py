@@ -20,7 +20,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import msgspec
+
+if TYPE_CHECKING:
+    from aptmem.tokens.profile import ProviderProfile
 
 __all__ = ["register"]
 
@@ -114,7 +119,7 @@ def run_usage_check(args: argparse.Namespace) -> int:
     return 1 if damaged else 0
 
 
-def _calibrate(args: argparse.Namespace, sessions: dict) -> tuple[dict, object]:
+def _calibrate(args: argparse.Namespace, sessions: dict) -> tuple[dict, ProviderProfile]:
     """Fit a profile on ``sessions``, score it held out, write it to ``--calibrate-profile``; return what was done."""
     import shlex
     import sys

@@ -24,6 +24,7 @@ import random
 import re
 import zlib
 from collections.abc import Callable, Iterable
+from functools import cached_property
 
 import msgspec
 
@@ -238,16 +239,16 @@ class _Builder:
 
     # -- logs and diffs --------------------------------------------------------------------------
 
+    @cached_property
     def _sentences(self) -> list[str]:
-        if not hasattr(self, "_sentence_pool"):
-            pool = []
-            for item in self.s.prose[:400]:
-                pool += [s.strip() for s in re.split(r"(?<=[.!?])\s+", item.text) if 20 < len(s.strip()) < 160 and "\n" not in s.strip()]
-            self._sentence_pool = pool or ["nothing to report"]
-        return self._sentence_pool
+        """Sentences of the real documentation, for log messages."""
+        pool = []
+        for item in self.s.prose[:400]:
+            pool += [s.strip() for s in re.split(r"(?<=[.!?])\s+", item.text) if 20 < len(s.strip()) < 160 and "\n" not in s.strip()]
+        return pool or ["nothing to report"]
 
     def logs(self, rng: random.Random, target: int) -> tuple[str, str]:
-        sentences = self._sentences()
+        sentences = self._sentences
         modules = [r.source.removesuffix(".py").replace("/", ".") for r in self.s.python[:: max(1, len(self.s.python) // 300)]]
         lines: list[str] = []
         style = rng.randrange(4)

@@ -11,8 +11,8 @@ Files are listed in sorted order: the same installation gives the same sources.
 
 from __future__ import annotations
 
-import gettext
 import json
+import struct
 import sysconfig
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,6 +30,24 @@ class RealText:
 
     source: str
     text: str
+
+
+def _read_mo(data: bytes) -> list[tuple[str, str]]:
+    """The (original, translated) strings of a GNU gettext ``.mo`` catalogue (plural forms left out)."""
+    magic = struct.unpack_from("<I", data)[0]
+    order = "<" if magic == 0x950412DE else ">" if magic == 0xDE120495 else None
+    if order is None:
+        raise ValueError("not a .mo file")
+    _, count, originals, translations = struct.unpack_from(order + "4I", data, 4)
+    out = []
+    for i in range(count):
+        length, offset = struct.unpack_from(order + "2I", data, originals + 8 * i)
+        t_length, t_offset = struct.unpack_from(order + "2I", data, translations + 8 * i)
+        original = data[offset : offset + length]
+        if b"\x00" in original:  # a plural entry: singular and plural forms, left out
+            continue
+        out.append((original.decode("utf-8", "replace"), data[t_offset : t_offset + t_length].decode("utf-8", "replace")))
+    return out
 
 
 def _read(path: Path) -> str | None:
@@ -123,11 +141,10 @@ class Sources:
         for lang in ("zh_CN", "zh_TW", "ja", "ko"):
             for mo in sorted((root / lang / "LC_MESSAGES").glob("*.mo")):
                 try:
-                    with mo.open("rb") as fh:
-                        catalog = gettext.GNUTranslations(fh)._catalog  # type: ignore[attr-defined]
-                except OSError:
+                    catalog = _read_mo(mo.read_bytes())
+                except (OSError, ValueError, struct.error):
                     continue
-                pairs = sorted((k, v) for k, v in catalog.items() if isinstance(k, str) and k and isinstance(v, str) and v != k)
+                pairs = sorted((k, v) for k, v in catalog if k and v != k)
                 if pairs:
                     out.setdefault(lang, {})[str(mo.relative_to(self.site_packages))] = pairs
         return out
