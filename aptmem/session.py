@@ -189,7 +189,10 @@ class Session:
             self.live = [result.entry, *self.live[len(self.live) - kept :]]
         else:
             self.live = list(result.live)
-        self._view = list(result.live)
+        # Shown as a reopened session shows it: the stored entries as the new marker shortens them
+        # (never a shortening of an already shortened text), then as the strategy shows them.
+        self._view = apply_truncations(self.live)
+        self._view = self.strategy.shown(self._view, None) or self._view
         self.strategy.remember(leaving, result.entry.summary, self.memory, count=estimator.count)
         self.refresh_memory()
         for tally in self._tallies():

@@ -2,6 +2,7 @@
 
     python benchmarks/token_accuracy.py                 # seed 1 (calibration used seed 0), 300 texts per kind
     python benchmarks/token_accuracy.py --no-tekken --repeats 3 --per-kind 100
+    python benchmarks/token_accuracy.py --corpus broad --seed 1   # the broad corpus the medium tier is fitted on (seed 0)
 
 Prints a markdown report with the issue's goals (medium within 10% MAPE of cl100k_base on
 every kind, and at least 10x faster than tiktoken) and writes to ``--out`` (default
@@ -36,6 +37,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--session-entries", type=int, default=5000, help="entries of the session for the tally growth (default 5000)")
     p.add_argument("--no-tekken", action="store_true", help="leave out the Tekken tokenizer (transformers)")
     p.add_argument("--no-real", action="store_true", help="leave out the real-text check")
+    p.add_argument("--corpus", choices=("legacy", "broad"), default="legacy",
+                   help="legacy: experiments/token_corpus.py; broad: aptmem/tokens/calibration/corpus.py (the kinds "
+                        "benchmarks/calibrate_tokens.py fits and checks)")
     p.add_argument("--out", type=Path, default=None, help="output folder (default reports/runs/token_accuracy-<time>)")
     args = p.parse_args(argv)
     if args.per_kind < 1 or args.repeats < 1 or args.session_entries < 2:
@@ -75,7 +79,15 @@ def main(argv: list[str] | None = None) -> int:
         except TokenizerUnavailable as exc:
             notes.append(f"Tekken left out: {exc}")
 
-    corpus = token_corpus(args.seed, args.per_kind)
+    if args.corpus == "broad":
+        from aptmem.tokens.calibration.corpus import KINDS, broad_corpus
+        from aptmem.tokens.calibration.sources import Sources
+
+        corpus = broad_corpus(args.seed, args.per_kind, sources=Sources(transcripts=REPO_ROOT / "tests" / "fixtures" / "real"))
+        kinds = tuple(k for k in KINDS if any(s.kind == k for s in corpus))
+        corpus_name = "aptmem/tokens/calibration/corpus.py"
+    else:
+        corpus, kinds, corpus_name = token_corpus(args.seed, args.per_kind), TOKEN_KINDS, "experiments/token_corpus.py"
     extra = [] if args.no_real else real_samples()
     samples = corpus + extra
     exact = [reference.count(s.text) for s in samples]
@@ -87,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     growth = pl.concat([tally_growth(get_estimator(t), session.entries) for t in ("rough", "medium")]
                        + [tally_growth(reference, session.entries)])
     growth_summary = summarize_growth(growth, window=min(500, args.session_entries // 2))
-    goal_table = goals(acc_summary, speed_summary, TOKEN_KINDS)
+    goal_table = goals(acc_summary, speed_summary, kinds)
     meta = run_metadata()
     elapsed = (time.perf_counter_ns() - started) / 1e9
 
@@ -105,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     report = [
         "# Token estimates against cl100k_base",
         "",
-        f"- Corpus: experiments/token_corpus.py, seed {args.seed} (the shipped medium constants were fitted on seed 0), "
-        f"{args.per_kind} texts per kind ({', '.join(TOKEN_KINDS)})"
+        f"- Corpus: {corpus_name}, seed {args.seed} (the shipped medium constants were fitted on the broad corpus, "
+        f"seed 0), {args.per_kind} texts per kind ({', '.join(kinds)})"
         + ("" if args.no_real else f"; plus {len(extra)} real texts of this Python installation "
                                    "(real_*, not in the goals)") + ".",
         "- Error per text: (estimate - exact) / exact; MAPE = mean of its absolute value. 'total' = error of the summed counts.",
