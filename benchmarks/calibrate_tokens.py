@@ -4,7 +4,7 @@
     python benchmarks/calibrate_tokens.py --dry-run       # print the fit, write nothing
     python benchmarks/calibrate_tokens.py --reference tekken --out /tmp/tekken_medium.json
 
-The corpus is generated (experiments/token_corpus.py: English and Chinese prose, code, JSON,
+The corpus is generated (experiments/measurements/tokens/corpus.py: English and Chinese prose, code, JSON,
 logs, mixed), ``--per-kind`` texts of each kind from ``--seed``; the fit is scored on the same
 number of texts from ``--check-seed``, which it never saw. The output is deterministic (no
 timestamps, weights rounded), so rerunning it on the same code gives the same file.
@@ -52,9 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     from aptmem.errors import TokenizerUnavailable
     from aptmem.tokens import MediumEstimator, canonical_tokenizer, get_estimator
     from aptmem.tokens.medium_constants import FEATURES, encode_constants
-    from experiments.markdown import markdown_table
-    from experiments.token_calibration import constants_from_fit, feature_matrix, fit_weights, per_kind_error
-    from experiments.token_corpus import TOKEN_KINDS, token_corpus
+    from experiments.core.markdown import markdown_table
+    from experiments.measurements.tokens.calibration import constants_from_fit, feature_matrix, fit_weights, per_kind_error
+    from experiments.measurements.tokens.corpus import TOKEN_KINDS, token_corpus
 
     reference = canonical_tokenizer(args.reference)
     out = args.out or (PACKAGE_FILE if reference == "cl100k_base" else None)
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     calibration = {
         "script": "benchmarks/calibrate_tokens.py",
-        "corpus": "experiments/token_corpus.py token_corpus(seed, per_kind)",
+        "corpus": "experiments/measurements/tokens/corpus.py token_corpus(seed, per_kind)",
         "seed": args.seed, "check_seed": args.check_seed, "per_kind": args.per_kind, "kinds": list(TOKEN_KINDS),
         "fit": "least squares on relative error, weights >= 0",
         "error_on_fit_seed": errors(tables["fit"]), "error_on_check_seed": errors(tables["check"]),

@@ -55,12 +55,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from aptmem.errors import TokenizerUnavailable
     from aptmem.tokens import get_estimator
-    from experiments.markdown import markdown_table
-    from experiments.runinfo import REPO_ROOT, run_metadata
-    from experiments.token_accuracy import (accuracy_table, goals, speed_table, summarize_accuracy, summarize_growth,
+    from experiments.core.markdown import markdown_table
+    from experiments.core.runinfo import REPO_ROOT, run_metadata
+    from experiments.measurements.tokens.accuracy import (accuracy_table, goals, speed_table, summarize_accuracy, summarize_growth,
                                             summarize_speed, tally_growth)
-    from experiments.token_corpus import TOKEN_KINDS, real_samples, token_corpus
-    from experiments.workload import WorkloadConfig, generate
+    from experiments.measurements.tokens.corpus import TOKEN_KINDS, real_samples, token_corpus
+    from experiments.workloads.synthetic import WorkloadConfig, generate
 
     out = args.out or REPO_ROOT / "reports" / "runs" / time.strftime("token_accuracy-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     report = [
         "# Token estimates against cl100k_base",
         "",
-        f"- Corpus: experiments/token_corpus.py, seed {args.seed} (the shipped medium constants were fitted on seed 0), "
+        f"- Corpus: experiments/measurements/tokens/corpus.py, seed {args.seed} (the shipped medium constants were fitted on seed 0), "
         f"{args.per_kind} texts per kind ({', '.join(TOKEN_KINDS)})"
         + ("" if args.no_real else f"; plus {len(extra)} real texts of this Python installation "
                                    "(real_*, not in the goals)") + ".",

@@ -3,7 +3,7 @@
     python benchmarks/write_cost.py                                  # all strategies, 5,000 entries
     python benchmarks/write_cost.py --strategies jsonl_none,sqlite_wal_full --entries 2000
 
-The same measurement as ``python -m experiments run`` (:mod:`experiments.write_cost_job`),
+The same measurement as ``python -m experiments run`` (:mod:`experiments.measurements.write_cost.job`),
 without Hydra: handy for one quick comparison. Writes the tables and ``report.md`` to ``--out``
 and prints the report; its last line is the report's path.
 """
@@ -53,11 +53,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from tqdm import tqdm
 
-    from experiments.report import build_report
-    from experiments.runinfo import REPO_ROOT
-    from experiments.strategy_configs import strategy_names
-    from experiments.workload import WorkloadConfig
-    from experiments.write_cost_job import WriteCostSettings, planned_appends, run_write_cost
+    from experiments.report.page import build_report
+    from experiments.core.runinfo import REPO_ROOT
+    from experiments.core.strategy import strategy_names
+    from experiments.workloads.synthetic import WorkloadConfig
+    from experiments.measurements.write_cost.job import WriteCostSettings, planned_appends, run_write_cost
 
     known = strategy_names()
     names = known if args.strategies == "all" else [s.strip() for s in args.strategies.split(",") if s.strip()]

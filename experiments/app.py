@@ -9,7 +9,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from experiments.strategy_configs import CONFIG_DIR
+from experiments.core.strategy import CONFIG_DIR
 
 __all__ = ["run"]
 
@@ -22,7 +22,7 @@ def run(cfg: DictConfig) -> str:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from experiments.report import build_report
+    from experiments.report.page import build_report
     from experiments.sweep import job_key, restore, store
 
     hydra_cfg = HydraConfig.get()
@@ -44,8 +44,8 @@ def measure_all(cfg: DictConfig, out: Path) -> None:
     """Run each measurement of ``cfg.measure`` in turn, each with its own progress bar."""
     from tqdm import tqdm
 
-    from experiments.measures import MEASURES
-    from experiments.timing import timing_slot
+    from experiments.core.measurement import MEASURES
+    from experiments.core.timing import timing_slot
 
     unknown = [name for name in cfg.measure if name not in MEASURES]
     if unknown:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from aptmem.store import SessionStore
-from experiments.strategy_configs import build_store, strategy_names
+from experiments.core.strategy import build_store, strategy_names
 
 STRATEGIES = strategy_names()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.anatomy_job import code_lines, reachable_modules, run_anatomy
+from experiments.measurements.anatomy.job import code_lines, reachable_modules, run_anatomy
 
 
 def test_code_lines_skip_blanks_comments_and_docstrings(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ import polars as pl
 import pytest
 
 from aptmem.entries import decode_line
-from experiments.concurrency_job import ConcurrencySettings, run_concurrency
-from experiments.concurrency_modes import analyse_log, entry_line, measure_log_mode, measure_sidecar_mode
-from experiments.concurrency_report import concurrency_section
-from experiments.metrics import collect_metrics
+from experiments.measurements.concurrency.job import ConcurrencySettings, run_concurrency
+from experiments.measurements.concurrency.modes import analyse_log, entry_line, measure_log_mode, measure_sidecar_mode
+from experiments.measurements.concurrency.report import concurrency_section
+from experiments.gate.metrics import collect_metrics
 
 SID = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"
 

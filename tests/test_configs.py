@@ -11,9 +11,9 @@ from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from experiments.measures import MEASURES
-from experiments.schema import RunConfig, register
-from experiments.strategy_configs import CONFIG_DIR, strategy_names
+from experiments.core.measurement import MEASURES
+from experiments.core.config import RunConfig, register
+from experiments.core.strategy import CONFIG_DIR, strategy_names
 
 EXPERIMENTS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
 YAMLS = sorted(CONFIG_DIR.rglob("*.yaml"))

@@ -13,19 +13,19 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from experiments.crash_explore_check import Expectation, judge_state, promised_version, recover_state
-from experiments.crash_explore_child import record_in_fork
-from experiments.crash_explore_job import STATES_SCHEMA, CrashExploreSettings, _units, read_tables, run_crash_explore
-from experiments.crash_explore_report import crash_explore_section
-from experiments.crash_explore_unit import check_log, explore_unit
-from experiments.crash_oplog import Creat, DirSync, OpLog, Rename, Sync, Unlink, Write, replay
-from experiments.crash_states import Limits, StateSpec, choose, enumerate_states, materialize, torn_positions
-from experiments.crash_strace import parse_trace, strace_problem
-from experiments.crash_writer import digest
-from experiments.fs_trace import FsModel
-from experiments.metrics import collect_metrics
-from experiments.power_loss import write_image
-from experiments.workload import WorkloadConfig, generate
+from experiments.measurements.crash_explore.check import Expectation, judge_state, promised_version, recover_state
+from experiments.measurements.crash_explore.child import record_in_fork
+from experiments.measurements.crash_explore.job import STATES_SCHEMA, CrashExploreSettings, _units, read_tables, run_crash_explore
+from experiments.measurements.crash_explore.report import crash_explore_section
+from experiments.measurements.crash_explore.unit import check_log, explore_unit
+from experiments.core.crashsim.oplog import Creat, DirSync, OpLog, Rename, Sync, Unlink, Write, replay
+from experiments.measurements.crash_explore.states import Limits, StateSpec, choose, enumerate_states, materialize, torn_positions
+from experiments.measurements.crash_explore.strace import parse_trace, strace_problem
+from experiments.measurements.crash.writer import digest
+from experiments.core.crashsim.fs_model import FsModel
+from experiments.gate.metrics import collect_metrics
+from experiments.measurements.crash.power_loss import write_image
+from experiments.workloads.synthetic import WorkloadConfig, generate
 from strategies.full_json import FullJsonStore
 
 SID = "5c1d7a4e-3b2f-4e6a-8d9c-0a1b2c3d4e5f"

@@ -16,14 +16,14 @@ import pytest
 from aptmem.entries import encode_line
 from aptmem.fsutil import atomic_write, fsync_dir
 from aptmem.jsonl_store import JsonlStore
-from experiments.crash_job import RECOVERY_SCHEMA, CrashSettings, planned_cases, power_model, read_tables, run_crash
-from experiments.crash_judge import allowed_loss, compare, judge
-from experiments.crash_recover import recover_case
-from experiments.crash_report import crash_section
-from experiments.crash_writer import digest
-from experiments.fs_trace import FileImage, FsModel
-from experiments.power_loss import build_image, splice_middle, wal_state, write_image
-from experiments.workload import WorkloadConfig, generate
+from experiments.measurements.crash.job import RECOVERY_SCHEMA, CrashSettings, planned_cases, power_model, read_tables, run_crash
+from experiments.core.crashsim.judge import allowed_loss, compare, judge
+from experiments.core.crashsim.recovery import recover_case
+from experiments.measurements.crash.report import crash_section
+from experiments.measurements.crash.writer import digest
+from experiments.core.crashsim.fs_model import FileImage, FsModel
+from experiments.measurements.crash.power_loss import build_image, splice_middle, wal_state, write_image
+from experiments.workloads.synthetic import WorkloadConfig, generate
 
 SID = "5c1d7a4e-3b2f-4e6a-8d9c-0a1b2c3d4e5f"
 NAMES = ["jsonl_always", "full_json_in_place"]

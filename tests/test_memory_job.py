@@ -13,13 +13,13 @@ import polars as pl
 import pytest
 
 from aptmem.store import select_live
-from experiments.memory_job import MEMORY_SCHEMA, OPS, MemorySettings, _check, planned_measurements, read_tables, run_memory
-from experiments.memory_report import memory_section, memory_summary
-from experiments.report import build_report
-from experiments.resume_file import ResumeSession
-from experiments.store_child import StoreResult, StoreSpec, run
-from experiments.strategy_configs import build_store
-from experiments.workload import WorkloadConfig
+from experiments.measurements.memory.job import MEMORY_SCHEMA, OPS, MemorySettings, _check, planned_measurements, read_tables, run_memory
+from experiments.measurements.memory.report import memory_section, memory_summary
+from experiments.report.page import build_report
+from experiments.workloads.resume import ResumeSession
+from experiments.measurements.memory.store_child import StoreResult, StoreSpec, run
+from experiments.core.strategy import build_store
+from experiments.workloads.synthetic import WorkloadConfig
 
 NAMES = ["jsonl_none", "sqlite_wal_normal", "full_json_atomic"]
 SIZES = [0.2, 0.5]

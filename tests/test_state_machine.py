@@ -38,7 +38,7 @@ from aptmem.entries import Compaction, encode_line
 from aptmem.errors import CorruptLogError
 from aptmem.store import select_live
 from crash_disk import POWER_LOSSES, Disk, scratch_base
-from experiments.strategy_configs import build_store, load_strategy, strategy_names
+from experiments.core.strategy import build_store, load_strategy, strategy_names
 from strategies.json_array import encode_array_into
 
 STRATEGIES = strategy_names()

@@ -11,14 +11,14 @@ import pytest
 
 from aptmem.entries import Compaction, Metadata, User
 from aptmem.store import select_live
-from experiments.compaction_job import CompactionSettings, run_compaction
-from experiments.compaction_report import compaction_section
-from experiments.metrics import collect_metrics
-from experiments.resume_file import ResumeSession
-from experiments.transcripts_job import TABLES, TranscriptsSettings, run_transcripts
-from experiments.transcripts_report import transcripts_section
-from experiments.workloads import TranscriptWorkload, entries_from_spec, workload_entries, workload_name, workload_spec
-from experiments.write_cost_job import WriteCostSettings, run_write_cost
+from experiments.measurements.compaction.job import CompactionSettings, run_compaction
+from experiments.measurements.compaction.report import compaction_section
+from experiments.gate.metrics import collect_metrics
+from experiments.workloads.resume import ResumeSession
+from experiments.measurements.transcripts.job import TABLES, TranscriptsSettings, run_transcripts
+from experiments.measurements.transcripts.report import transcripts_section
+from experiments.workloads.transcripts import TranscriptWorkload, entries_from_spec, workload_entries, workload_name, workload_spec
+from experiments.measurements.write_cost.job import WriteCostSettings, run_write_cost
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "real"

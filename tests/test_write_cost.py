@@ -11,9 +11,9 @@ import polars as pl
 import pytest
 
 from aptmem.entries import encode_line
-from experiments.workload import generate
-from experiments.write_cost import KINDS, SAMPLE_SCHEMA, measure_strategies, measure_write_cost
-from experiments.write_cost_summary import goals, summarize
+from experiments.workloads.synthetic import generate
+from experiments.measurements.write_cost.samples import KINDS, SAMPLE_SCHEMA, measure_strategies, measure_write_cost
+from experiments.measurements.write_cost.summary import goals, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 50
