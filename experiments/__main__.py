@@ -1,4 +1,4 @@
-"""``python -m experiments run|report``: the harness's command line.
+"""``python -m experiments run|report|check``: the harness's command line.
 
 Hydra would read a bare ``run`` as an override, so the sub-command is taken off ``sys.argv``
 here and the rest is handed to the Hydra app (which lives in :mod:`experiments.app`, so the
@@ -29,8 +29,9 @@ def main(argv: list[str]) -> int:
     if command == "run":
         from experiments.app import run
         from experiments.core.config import register
+        from experiments.measurements import MEASUREMENTS
 
-        register()  # the typed schemas must be in Hydra's ConfigStore before it composes
+        register(MEASUREMENTS)  # the typed schemas must be in Hydra's ConfigStore before it composes
         sys.argv = [f"{sys.argv[0]} run", *rest]
         run()
         return 0

@@ -1,17 +1,25 @@
-"""The Hydra app behind ``python -m experiments run``: compose the config, measure, report."""
+"""The Hydra app behind ``python -m experiments run``: compose the config, measure, report.
+
+The app iterates the registry (:data:`experiments.measurements.MEASUREMENTS`): for each name of
+``cfg.measure`` it takes the measurement's typed settings, holds the machine's timing lock if it
+times anything, and runs it into Hydra's output folder with a progress bar; then the report is
+built from the folder's tables alone.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
 
+from experiments.core.measurement import Measurement
 from experiments.core.strategy import CONFIG_DIR
 
-__all__ = ["run"]
+__all__ = ["measure_all", "run"]
 
 
 # An absolute config path: a relative one is resolved as a Python package when the app is
@@ -40,21 +48,36 @@ def run(cfg: DictConfig) -> str:
     return str(report)
 
 
-def measure_all(cfg: DictConfig, out: Path) -> None:
-    """Run each measurement of ``cfg.measure`` in turn, each with its own progress bar."""
+def measure_all(cfg: DictConfig, out: Path, measurements: Sequence[Measurement] | None = None) -> None:
+    """Run each measurement of ``cfg.measure`` in turn into ``out``, each with its own progress bar.
+
+    The strategies are checked against their spec first, and any service one declares is started
+    for the whole run (stopped when it ends, however it ends).
+    """
+    from omegaconf import OmegaConf
     from tqdm import tqdm
 
-    from experiments.core.measurement import MEASURES
+    from experiments.core.config import settings_of
+    from experiments.core.measurement import RunContext
+    from experiments.core.runfolder import RunFolder
+    from experiments.core.strategy import services_started, strategy_specs
     from experiments.core.timing import timing_slot
+    from experiments.measurements import by_name
 
-    unknown = [name for name in cfg.measure if name not in MEASURES]
+    registry = by_name(None if measurements is None else tuple(measurements))
+    unknown = [name for name in cfg.measure if name not in registry]
     if unknown:
-        raise ValueError(f"unknown measurement(s) {unknown}; choose from {', '.join(MEASURES)}")
-    for name in cfg.measure:
-        measure = MEASURES[name]
-        started = time.perf_counter()
-        with timing_slot(measure.timed), tqdm(total=measure.plan(cfg), unit=measure.unit, desc=f"{name:<12}",
-                                              disable=not cfg.progress, file=sys.stderr) as bar:
-            measure.run(cfg, out, bar.update)
-        if cfg.progress:
-            print(f"{name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        raise ValueError(f"unknown measurement(s) {unknown}; choose from {', '.join(registry)}")
+    chosen = [(registry[name], settings_of(cfg, registry[name])) for name in cfg.measure]  # every setting checked first
+    workload = OmegaConf.to_object(cfg.workload)
+    folder = RunFolder(out)
+    with services_started(strategy_specs(cfg.strategy)) as strategies:
+        ctx = RunContext(strategies=strategies, workload=workload, folder=folder)
+        for measurement, settings in chosen:
+            started = time.perf_counter()
+            with timing_slot(measurement.timed), tqdm(total=measurement.plan(settings, ctx), unit=measurement.unit,
+                                                      desc=f"{measurement.name:<12}", disable=not cfg.progress,
+                                                      file=sys.stderr) as bar:
+                measurement.run(settings, ctx, bar.update)
+            if cfg.progress:
+                print(f"{measurement.name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)

@@ -17,7 +17,8 @@ from aptmem.entries import Assistant, Entry, User
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
 from aptmem.tokens import get_estimator
-from experiments.measurements.compaction.job import TABLES, CompactionSettings, run_compaction, workload_for
+from experiments.measurements.compaction.job import TABLES, run_compaction, workload_for
+from experiments.measurements.compaction.settings import CompactionSettings
 from experiments.measurements.compaction.replay import (COMPACTION_SCHEMA, FACT_CHECK_SCHEMA, FACT_SCHEMA, OCCUPANCY_SCHEMA,
                                            ObservedSession, replay_with_facts)
 from experiments.measurements.compaction.report import compaction_section

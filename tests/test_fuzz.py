@@ -19,7 +19,8 @@ from aptmem.entries import User, encode_line
 from aptmem.recovery import LogScan
 from aptmem.store import select_live
 from aptmem.tailscan import read_live_tail
-from experiments.measurements.fuzz.job import FuzzSettings, read_tables, run_fuzz
+from experiments.measurements.fuzz.job import read_tables, run_fuzz
+from experiments.measurements.fuzz.settings import FuzzSettings
 from experiments.measurements.fuzz.big_line import READERS, effective_cap, make_big_line, measure_reader, memory_bound
 from experiments.measurements.fuzz.report import fuzz_section
 from experiments.gate.metrics import collect_metrics

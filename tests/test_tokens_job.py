@@ -10,7 +10,9 @@ import polars as pl
 import pytest
 from omegaconf import OmegaConf
 
-from experiments.measurements.tokens.job import TABLES, TokensSettings, build_estimator, run_tokens
+from experiments.core.estimators import build_estimator
+from experiments.measurements.tokens.job import TABLES, run_tokens
+from experiments.measurements.tokens.settings import TokensSettings
 from experiments.measurements.tokens.report import tokens_section
 
 KINDS = ["english", "chinese", "json"]

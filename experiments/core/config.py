@@ -1,74 +1,82 @@
-"""Typed schemas of the run config, registered in Hydra's ConfigStore so a typo fails at load."""
+"""The run config: typed schemas built from the measurement registry and registered in Hydra's ConfigStore.
+
+Every setting has its default in one place, its measurement's settings dataclass; the YAML files
+of ``configs/`` state only what they change (``tests/test_configs.py`` holds them to that). The
+schema of the whole run is made from the registry (:func:`run_schema`): one field per
+measurement, typed by its settings class, and one config group per measurement
+(``configs/<name>/default.yaml``) in the schema's defaults list, so adding a measurement edits
+no file of this package. :func:`compose` gives the same config to code that runs outside the
+Hydra app (benchmarks, a measurement's own command line).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any
 
-from omegaconf import MISSING
+from omegaconf import MISSING, DictConfig, OmegaConf
 
-from experiments.measurements.compaction.job import CompactionSettings
-from experiments.measurements.concurrency.job import ConcurrencySettings
-from experiments.measurements.crash_explore.job import CrashExploreSettings
-from experiments.measurements.crash.job import CrashSettings
-from experiments.measurements.fuzz.job import FuzzSettings
-from experiments.measurements.memory.job import MemorySettings
-from experiments.measurements.tokens.job import TokensSettings
-from experiments.measurements.transcripts.job import TranscriptsSettings
+from experiments.core.measurement import Measurement
+from experiments.core.strategy import CONFIG_DIR
 from experiments.workloads.synthetic import WorkloadConfig
 from experiments.workloads.transcripts import TranscriptWorkload
-from experiments.measurements.write_cost.job import WriteCostSettings
 
-__all__ = ["RunConfig", "StrategyConfig", "register"]
-
-
-@dataclass
-class StrategyConfig:
-    """One storage strategy: a label, its family, its durability promise and how to build it."""
-
-    name: str = MISSING
-    family: str = MISSING
-    durable: bool = MISSING
-    #: ``_target_`` (the store class) and its settings; checked when the store is instantiated.
-    store: Any = MISSING
+__all__ = ["RunBase", "compose", "register", "run_schema", "settings_of"]
 
 
-def _all_measures() -> list[str]:
-    return ["write_cost", "memory", "crash", "concurrency", "hostile", "anatomy", "tokens", "compaction", "transcripts"]
+@dataclass(kw_only=True)
+class RunBase:
+    """The settings of a run that belong to no measurement."""
 
-
-@dataclass
-class RunConfig:
-    """The whole run: which strategies, on which workload, measured how."""
-
+    #: seed of everything random in the run (workload, timing order)
     seed: int = 0
+    #: show a progress bar per measurement on stderr
     progress: bool = True
+    #: in a sweep, measure again even a configuration already measured at this commit
     force: bool = False
-    #: the measurements to make, in this order (see experiments/core/measurement.py)
-    measure: list[str] = field(default_factory=_all_measures)
-    strategy: dict[str, StrategyConfig] = field(default_factory=dict)
+    #: the measurements to make, in this order (default: every registered one)
+    measure: list[str] = field(default_factory=list)
+    #: the strategy configs compared side by side, by name; each is checked against
+    #: :class:`experiments.core.strategy.StrategySpec` before anything is measured
+    strategy: dict[str, Any] = field(default_factory=dict)
     #: the workload group's choice, typed by its own schema: WorkloadConfig (synthetic) or
     #: TranscriptWorkload (transcript); the group always sets it
     workload: Any = MISSING
-    write_cost: WriteCostSettings = field(default_factory=WriteCostSettings)
-    memory: MemorySettings = field(default_factory=MemorySettings)
-    crash: CrashSettings = field(default_factory=CrashSettings)
-    #: the crash-state explorer (not in the default measure list: experiment=crash_explore runs it)
-    crash_explore: CrashExploreSettings = field(default_factory=CrashExploreSettings)
-    concurrency: ConcurrencySettings = field(default_factory=ConcurrencySettings)
-    tokens: TokensSettings = field(default_factory=TokensSettings)
-    compaction: CompactionSettings = field(default_factory=CompactionSettings)
-    transcripts: TranscriptsSettings = field(default_factory=TranscriptsSettings)
-    #: fuzzed input through the reader, fsck, tokens and decode_line (not in the default measure list:
-    #: experiment=full runs it at size)
-    fuzz: FuzzSettings = field(default_factory=FuzzSettings)
 
 
-def register() -> None:
-    """Register the schemas (called once, before Hydra composes the config)."""
+def run_schema(measurements: Sequence[Measurement]) -> type:
+    """The dataclass of a whole run: :class:`RunBase` plus one typed field per measurement, and a defaults
+    list naming each measurement's group (``configs/<name>/default.yaml``)."""
+    names = [m.name for m in measurements]
+    fields: list[tuple[str, Any, Any]] = [
+        ("defaults", list[Any], field(default_factory=lambda: [{name: "default"} for name in names] + ["_self_"])),
+        ("measure", list[str], field(default_factory=lambda: list(names))),
+    ]
+    fields += [(m.name, m.settings, field(default_factory=m.settings)) for m in measurements]
+    return make_dataclass("RunConfig", fields, bases=(RunBase,), kw_only=True)
+
+
+def register(measurements: Sequence[Measurement]) -> None:
+    """Put the run's schemas into Hydra's ConfigStore (once, before Hydra composes the config)."""
     from hydra.core.config_store import ConfigStore
 
     cs = ConfigStore.instance()
-    cs.store(name="run_schema", node=RunConfig)
+    cs.store(name="run_schema", node=run_schema(measurements))
     cs.store(group="workload", name="synthetic_schema", node=WorkloadConfig)
     cs.store(group="workload", name="transcript_schema", node=TranscriptWorkload)
+
+
+def compose(measurements: Sequence[Measurement], overrides: Sequence[str] = ()) -> DictConfig:
+    """The run config the app would compose from ``measurements`` (the registry) and ``overrides``."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    register(measurements)
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return hydra_compose(config_name="config", overrides=list(overrides))
+
+
+def settings_of(cfg: DictConfig, measurement: Measurement) -> Any:
+    """A measurement's settings of a composed config, as its settings dataclass (validated)."""
+    return OmegaConf.to_object(cfg[measurement.name])

@@ -1,7 +1,7 @@
 """Measuring one piece of work in a fresh process: wall time, peak RSS, traced heap peak.
 
 Shared by the children of the resume benchmark (:mod:`experiments.measurements.memory.resume_child`) and the memory
-job (:mod:`experiments.measurements.memory.store_child`), and by their parents (:func:`run_module` starts a child).
+job (:mod:`experiments.measurements.memory.store_child`); :func:`experiments.core.children.run_module` starts them.
 
 Peak RSS is the kernel's high-water mark of this process's own memory (``VmHWM`` in
 ``/proc/self/status``), not ``getrusage(...).ru_maxrss``: on Linux, ``ru_maxrss`` of a freshly
@@ -11,18 +11,15 @@ exec'd child starts at its parent's RSS at the fork (measured: a 300 MB parent m
 
 from __future__ import annotations
 
-import os
 import resource
-import subprocess
-import sys
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 import msgspec
 
-__all__ = ["Measured", "measure", "peak_rss_bytes", "run_module"]
+__all__ = ["Measured", "measure", "peak_rss_bytes"]
 
 _T = TypeVar("_T")
 
@@ -69,25 +66,3 @@ def measure(work: Callable[[], _T], *, trace: bool = False) -> tuple[_T, Measure
     if trace:
         tracemalloc.stop()
     return result, Measured(wall_ns=wall, rss_before_bytes=before, peak_rss_bytes=peak_rss_bytes(), traced_peak_bytes=traced)
-
-
-def run_module(module: str, args: Sequence[str], *, timeout: float = 900) -> bytes:
-    """Run ``python -m module *args`` in a fresh interpreter; return the last line it printed.
-
-    The child runs from the repository root with it on ``PYTHONPATH``, so it imports this
-    checkout's code however the harness was started. A non-zero exit raises ``RuntimeError``
-    with the end of the child's stderr.
-    """
-    from experiments.core.runinfo import REPO_ROOT
-
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", module, *args]
-    done = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, timeout=timeout)
-    if done.returncode != 0:
-        stderr = done.stderr.decode(errors="replace").strip()[-2000:]
-        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {stderr}")
-    lines = done.stdout.strip().splitlines()
-    if not lines:
-        raise RuntimeError(f"{' '.join(cmd)} printed nothing")
-    return lines[-1]

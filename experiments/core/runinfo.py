@@ -7,7 +7,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "commit", "machine", "run_metadata"]
+__all__ = ["REPO_ROOT", "child_env", "commit", "machine"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,6 +40,9 @@ def machine() -> str:
             f"{platform.system()} {platform.release()}; Python {platform.python_version()}")
 
 
-def run_metadata() -> dict[str, str]:
-    """``commit`` and ``machine`` of this run, to put beside every row of its tables."""
-    return {"commit": commit(), "machine": machine()}
+def child_env() -> dict[str, str]:
+    """The environment of a child ``python`` started by the harness: this checkout first on ``PYTHONPATH``,
+    so the child imports this checkout's code however the harness itself was started."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
+    return env

@@ -1,6 +1,8 @@
-"""The headline of the report: the original design's comparison of the three approaches, filled
-with measured values instead of adjectives, and a Pareto plot of the main trade-off.
+"""The headline of the report: the original design's comparison of the approaches, filled with
+measured values instead of adjectives, and a Pareto plot of the main trade-off.
 
+The approaches are the strategy families found in the run's tables (in the order they first
+appear), so a family the harness never heard of gets its column and its marker like the others.
 Every cell comes from a table of the run folder; a measurement the run did not make shows as
 "not measured". For a family, "fast" takes its best non-durable setting and "durable" its best
 setting that promises acknowledged appends survive a power loss.
@@ -11,20 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
 import polars as pl
 
-from experiments.core.figures import _pyplot, save_figure
+from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
+from experiments.core.runfolder import read_table
 
-__all__ = ["comparison_section", "pareto_points", "pareto_figure"]
+__all__ = ["comparison_section", "families", "pareto_figure", "pareto_points"]
 
-_FAMILIES = ("jsonl", "sqlite", "full_json")
 _NOT = "not measured"
+#: Markers of the Pareto figure, one per family in order of appearance (cycling after the last).
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 
-
-def _read(run_dir: Path, name: str) -> pl.DataFrame | None:
-    path = run_dir / f"{name}.parquet"
-    return pl.read_parquet(path) if path.exists() else None
+_read = read_table
 
 
 def _us(ns: float) -> str:
@@ -36,8 +38,18 @@ def _us(ns: float) -> str:
 #: Power-loss damage a strategy can be asked to survive: its own unsynced tail. A line spliced in
 #: by a foreign writer (``middle``) is outside every promise and reported in the crash section.
 _OWN_DAMAGE = pl.col("damage").is_in(["torn", "zero", "drop"])
-#: Each strategy in its own default recovery mode (JSONL images are recovered in every mode).
-_DEFAULT_MODE = pl.col("mode").is_null() | (pl.col("mode") == "skip") | (pl.col("family") != "jsonl")
+
+
+def _in_default_mode(recovery: pl.DataFrame, run_dir: Path) -> pl.DataFrame:
+    """The crash cases recovered in each strategy's own default mode (a store offering several recovery
+    modes has its power-loss images recovered in every one; the crash notes name each default)."""
+    notes_path = run_dir / "crash_notes.json"
+    defaults = msgspec.json.decode(notes_path.read_bytes())["strategies"] if notes_path.exists() else {}
+    modes = pl.DataFrame({"strategy": list(defaults), "default_mode": [s["default_mode"] for s in defaults.values()]},
+                         schema={"strategy": pl.String, "default_mode": pl.String})
+    return (recovery.join(modes, on="strategy", how="left")
+            .filter(pl.col("mode").is_null() | pl.col("default_mode").is_null() | (pl.col("mode") == pl.col("default_mode")))
+            .drop("default_mode"))
 
 
 def _write_cost(part: pl.DataFrame) -> str:
@@ -75,7 +87,7 @@ def _fault_tolerance(part: pl.DataFrame) -> str:
     for kind, label in (("process", "process kill"), ("power_loss", "power loss")):
         rows = part.filter(pl.col("crash_kind") == kind)
         if kind == "power_loss":
-            rows = rows.filter(_OWN_DAMAGE & _DEFAULT_MODE)
+            rows = rows.filter(_OWN_DAMAGE)
         if rows.height == 0:
             continue
         durable = rows.filter(pl.col("durable"))
@@ -116,22 +128,38 @@ def _cell(make: Callable[[pl.DataFrame], str], table: pl.DataFrame | None, famil
     return _NOT if part is None or part.height == 0 else make(part)
 
 
+def families(tables: dict[str, pl.DataFrame | None]) -> list[str]:
+    """The strategy families of the run, in the order they first appear in its tables."""
+    seen: dict[str, None] = {}
+    for table in tables.values():
+        if table is not None and "family" in table.columns:
+            seen.update(dict.fromkeys(table["family"].unique(maintain_order=True).to_list()))
+    return list(seen)
+
+
+_COUNTS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
 def comparison_section(run_dir: Path) -> str | None:
-    """The comparison table of the three approaches and the Pareto figure (None if nothing to compare)."""
+    """The comparison table of the run's approaches and the Pareto figure (None if nothing to compare)."""
     tables = {name: _read(run_dir, name) for name in
               ("write_cost_summary", "memory", "anatomy", "recovery", "concurrency")}
-    if all(t is None for t in tables.values()):
+    if tables["recovery"] is not None:
+        tables["recovery"] = _in_default_mode(tables["recovery"], run_dir)
+    found = families(tables)
+    if not found:
         return None
     rows = [{"approach": family, **{label: _cell(cell, tables[table], family) for label, (table, cell) in _ROWS.items()}}
-            for family in _FAMILIES]
+            for family in found]
     table = pl.DataFrame(rows)
-    lines = ["## The three approaches compared", "",
+    count = _COUNTS.get(len(found), str(len(found)))
+    lines = [f"## The {count} approach{'es' if len(found) > 1 else ''} compared", "",
              "The original design's comparison, each cell measured in this run (the sections below give every "
              "strategy and setting).", "",
              markdown_table(table.transpose(include_header=True, header_name="", column_names="approach")), ""]
     points = pareto_points(run_dir)
     if points is not None and points.height:
-        figure = pareto_figure(points, run_dir / "figures" / "pareto.png")
+        figure = pareto_figure(points, run_dir / "figures" / "pareto.png", found)
         lines += [f"![Write cost against entries lost on power loss]({figure.relative_to(run_dir)})", "",
                   "On the frontier (no other setting is both cheaper per append and loses fewer acknowledged entries): "
                   + ", ".join(points.filter(pl.col("frontier"))["strategy"].to_list()) + ".", ""]
@@ -143,7 +171,7 @@ def pareto_points(run_dir: Path) -> pl.DataFrame | None:
     summary, recovery = _read(run_dir, "write_cost_summary"), _read(run_dir, "recovery")
     if summary is None or recovery is None:
         return None
-    power = (recovery.filter((pl.col("crash_kind") == "power_loss") & _OWN_DAMAGE & _DEFAULT_MODE)
+    power = (_in_default_mode(recovery, run_dir).filter((pl.col("crash_kind") == "power_loss") & _OWN_DAMAGE)
              .group_by("strategy").agg(pl.col("lost").mean().alias("lost_per_power_loss"), pl.len().alias("cases")))
     points = summary.select("strategy", "family", "durable", "p50_ns").join(power, on="strategy", how="inner")
     frontier = [
@@ -155,12 +183,17 @@ def pareto_points(run_dir: Path) -> pl.DataFrame | None:
     return points.with_columns(pl.Series("frontier", frontier)).sort("p50_ns")
 
 
-def pareto_figure(points: pl.DataFrame, path: Path) -> Path:
-    """Scatter of append latency against entries lost per power loss, the frontier joined by a line."""
-    plt = _pyplot()
+def pareto_figure(points: pl.DataFrame, path: Path, order: list[str] | None = None) -> Path:
+    """Scatter of append latency against entries lost per power loss, the frontier joined by a line.
+
+    One marker per family, given in ``order`` (default: the order the families appear in ``points``).
+    """
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 6))
-    markers = {"jsonl": "o", "sqlite": "s", "full_json": "^"}
-    for family, marker in markers.items():
+    present = points["family"].unique(maintain_order=True).to_list()
+    ordered = [f for f in (order or []) if f in present] + [f for f in present if f not in (order or [])]
+    for index, family in enumerate(ordered):
+        marker = _MARKERS[index % len(_MARKERS)]
         part = points.filter(pl.col("family") == family)
         if part.height:
             ax.scatter(part["p50_ns"] / 1000, part["lost_per_power_loss"], marker=marker, s=70, label=family)

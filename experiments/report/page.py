@@ -1,49 +1,28 @@
 """The run report: ``report.md`` and its figures, rebuilt from the run folder's tables alone.
 
-Each measurement contributes a section function ``(run_dir) -> markdown | None`` that reads only
-its stored tables and draws its figures into ``run_dir/figures``; a section whose tables are
-not in the folder (the run did not measure it) is left out.
+The page opens with the headline comparison (:mod:`experiments.report.comparison`), then each
+measurement of the registry contributes its section (:meth:`Measurement.section`), in registry
+order; a section whose tables are not in the folder (the run did not measure it) is left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
 
+from experiments import measurements as registry
+from experiments.core.measurement import Measurement
 from experiments.report.comparison import comparison_section
-from experiments.measurements.compaction.report import compaction_section
-from experiments.measurements.concurrency.report import concurrency_section
-from experiments.measurements.crash_explore.report import crash_explore_section
-from experiments.measurements.crash.report import crash_section
-from experiments.measurements.fuzz.report import fuzz_section
-from experiments.measurements.hostile.report import hostile_section
-from experiments.measurements.memory.report import memory_section
-from experiments.measurements.tokens.report import tokens_section
-from experiments.measurements.transcripts.report import transcripts_section
-from experiments.measurements.write_cost.report import write_cost_section
 
-__all__ = ["build_report", "SECTIONS"]
-
-#: The report's sections, in order.
-SECTIONS: list[Callable[[Path], str | None]] = [
-    comparison_section,
-    write_cost_section,
-    memory_section,
-    crash_section,
-    crash_explore_section,
-    concurrency_section,
-    hostile_section,
-    fuzz_section,
-    tokens_section,
-    compaction_section,
-    transcripts_section,
-]
+__all__ = ["build_report"]
 
 
-def build_report(run_dir: Path) -> Path:
+def build_report(run_dir: Path, measurements: Sequence[Measurement] | None = None) -> Path:
     """Write ``run_dir/report.md`` (and ``figures/*.png``) from the stored tables; return its path."""
+    if measurements is None:
+        measurements = registry.MEASUREMENTS  # read at call time: a test may add a measurement
     run_dir = Path(run_dir)
     info = _run_info(run_dir)
     parts = [
@@ -53,8 +32,7 @@ def build_report(run_dir: Path) -> Path:
         "computed from the tables in this folder (`python -m experiments report <this folder>` rebuilds this page).",
         "",
     ]
-    for section in SECTIONS:
-        text = section(run_dir)
+    for text in (comparison_section(run_dir), *(m.section(run_dir) for m in measurements)):
         if text:
             parts += [text, ""]
     path = run_dir / "report.md"

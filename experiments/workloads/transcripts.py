@@ -1,28 +1,23 @@
-"""The one place a job gets its entries from, whichever workload the run configured.
+"""Real agent transcripts (Claude Code, pi) as the workload: ``workload=transcript``.
 
-* ``workload=synthetic`` (the default): the seeded generator of :mod:`experiments.workloads.synthetic`.
-* ``workload=transcript``: real agent sessions (Claude Code, pi) read through
-  :mod:`aptmem.importers`; ``path`` is a transcript or a folder of them (its ``*.jsonl`` files,
-  in name order, one session after another). A relative path is taken from the repository's
-  root, so a run started from anywhere finds ``tests/fixtures/real``.
+``path`` is a transcript or a folder of them (its ``*.jsonl`` files, in name order, one session
+after another), read through :mod:`aptmem.importers`. A relative path is taken from the
+repository's root, so a run started from anywhere finds ``tests/fixtures/real``.
 
-A transcript has no planted facts: the compaction job scores occupancy only, and says so. A
-compaction the original agent wrote becomes a metadata entry by default, so that aptmem's own
-policy (and the memory job's resume marker) decide the live context of a replay.
+A transcript has no planted facts: the compaction measurement scores occupancy only, and says so.
+A compaction the original agent wrote becomes a metadata entry by default, so that aptmem's own
+policy (and the memory measurement's resume marker) decide the live context of a replay.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from aptmem.entries import Compaction, Entry, Metadata
 from experiments.core.runinfo import REPO_ROOT
-from experiments.workloads.synthetic import WorkloadConfig, generate
 
-__all__ = ["TranscriptWorkload", "entries_from_spec", "transcript_files", "workload_entries", "workload_name",
-           "workload_spec"]
+__all__ = ["TranscriptWorkload", "transcript_entries", "transcript_files"]
 
 _FORMATS = ("auto", "claude-code", "pi")
 _SOURCE_COMPACTIONS = ("metadata", "keep")
@@ -48,11 +43,6 @@ class TranscriptWorkload:
             raise ValueError(f"source_compactions must be one of {', '.join(_SOURCE_COMPACTIONS)}")
 
 
-def workload_name(workload: Any) -> str:
-    """``synthetic`` or ``transcript``: the label of the rows a workload produced."""
-    return "transcript" if isinstance(workload, TranscriptWorkload) else "synthetic"
-
-
 def transcript_files(path: str) -> list[Path]:
     """The transcript files a path names (a file, or a folder's ``*.jsonl`` in name order)."""
     root = Path(path)
@@ -74,7 +64,8 @@ def _as_metadata(entry: Compaction) -> Metadata:
     return Metadata(ts=entry.ts, id=entry.id, kind="source_compaction", data=data)
 
 
-def _transcript_entries(workload: TranscriptWorkload, limit: int | None) -> list[Entry]:
+def transcript_entries(workload: TranscriptWorkload, limit: int | None = None) -> list[Entry]:
+    """The entries of every transcript of the workload, in order, at most ``limit``."""
     from aptmem.importers import iter_entries
 
     out: list[Entry] = []
@@ -86,26 +77,3 @@ def _transcript_entries(workload: TranscriptWorkload, limit: int | None) -> list
             if limit is not None and len(out) >= limit:
                 return out
     return out
-
-
-def workload_entries(workload: Any, limit: int | None = None) -> list[Entry]:
-    """The entries of the configured workload, at most ``limit`` (a transcript may hold fewer)."""
-    if isinstance(workload, TranscriptWorkload):
-        return _transcript_entries(workload, limit)
-    if limit is not None:
-        workload = WorkloadConfig(**{**vars(workload), "max_entries": limit})
-    return generate(workload).entries
-
-
-def workload_spec(workload: Any, limit: int | None = None) -> dict[str, Any]:
-    """A workload as plain JSON, for a job run in another process (see :func:`entries_from_spec`)."""
-    if isinstance(workload, TranscriptWorkload):
-        return {"kind": "transcript", "config": vars(workload), "limit": limit}
-    return {"kind": "synthetic", "config": {**vars(workload), "max_entries": limit}, "limit": limit}
-
-
-def entries_from_spec(spec: dict[str, Any]) -> list[Entry]:
-    """The entries of a workload described by :func:`workload_spec`."""
-    if spec.get("kind") == "transcript":
-        return workload_entries(TranscriptWorkload(**spec["config"]), spec.get("limit"))
-    return workload_entries(WorkloadConfig(**spec["config"]))

@@ -23,18 +23,15 @@ from typing import Any
 import polars as pl
 
 from aptmem.entries import User
-from experiments.core.runfolder import write_measurement
-from experiments.core.runinfo import REPO_ROOT, run_metadata
-from experiments.core.strategy import build_store, load_strategy
-from experiments.measurements.write_cost.samples import strategy_info
+from experiments.core.runfolder import RunFolder
+from experiments.core.runinfo import REPO_ROOT
+from experiments.core.strategy import StrategySpec, build_store
 
-__all__ = ["TABLES", "run_anatomy", "code_lines", "reachable_modules"]
+__all__ = ["TABLES", "code_lines", "reachable_modules", "run_anatomy"]
 
 TABLES = ("anatomy",)
 SESSION = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"
 _PACKAGES = ("aptmem", "strategies")
-#: What a strategy leans on outside this repository, by the module its class lives in.
-_ENGINES = {"strategies.sqlite": "SQLite engine (C, in the standard library's sqlite3)"}
 
 
 def _find(name: str) -> Path | None:
@@ -99,15 +96,17 @@ def code_lines(path: Path) -> int:
                if line.strip() and not line.strip().startswith("#") and number not in doc_lines)
 
 
-def _readability(cfg: Any) -> dict[str, Any]:
-    """Write a small session with the strategy and look at its files as a text tool would."""
+def _readability(strategy: StrategySpec) -> dict[str, Any]:
+    """Write a small session with the strategy and look at its files as a text tool would (files it
+    declares as holding no session data left out)."""
     entries = [User(content=f"readable entry number {i} about the parser", ts=i, id=f"e{i}") for i in range(40)]
+    ignore = tuple(strategy.ignore_files)
     with tempfile.TemporaryDirectory(prefix="aptmem-anatomy-") as scratch:
-        store = build_store(cfg, scratch)
+        store = build_store(strategy, scratch)
         for entry in entries:
             store.append(SESSION, entry)
         store.close()
-        data = b"".join(p.read_bytes() for p in sorted(Path(scratch).iterdir()) if p.is_file() and not p.name.endswith(".lock"))
+        data = b"".join(p.read_bytes() for p in sorted(Path(scratch).iterdir()) if p.is_file() and not p.name.endswith(ignore))
     text = data.decode("utf-8", "replace")
     printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in text if ch != "\ufffd")
     lines = [line for line in data.split(b"\n") if line.strip()]
@@ -121,24 +120,22 @@ def _readability(cfg: Any) -> dict[str, Any]:
     }
 
 
-def run_anatomy(strategies: Sequence[Any], out: Path) -> dict[str, pl.DataFrame]:
+def run_anatomy(strategies: Sequence[StrategySpec], out: Path | RunFolder) -> dict[str, pl.DataFrame]:
     """Measure readability and complexity of each strategy; write the ``anatomy`` table to ``out``."""
-    configs = [load_strategy(s) if isinstance(s, str) else s for s in strategies]
-    targets = {str(cfg.store._target_).rpartition(".")[0] for cfg in configs}
+    folder = RunFolder.of(out)
+    targets = {s.store.target.rpartition(".")[0] for s in strategies}
     shared = set.intersection(*(reachable_modules(t) for t in targets)) if targets else set()
-    meta = run_metadata()
     rows = []
-    for cfg in configs:
-        info = strategy_info(cfg)
-        module = str(cfg.store._target_).rpartition(".")[0]
+    for strategy in strategies:
+        module = strategy.store.target.rpartition(".")[0]
         own = sorted(reachable_modules(module) - shared)
         rows.append({
-            "strategy": info.strategy, "family": info.family, "variant": info.variant, "durable": info.durable,
-            **_readability(cfg),
+            **strategy.columns(),
+            **_readability(strategy),
             "code_lines": sum(code_lines(p) for p in map(_module_path, own) if p is not None),
             "modules": ", ".join(own),
             "shared_core_lines": sum(code_lines(p) for p in map(_module_path, sorted(shared)) if p is not None),
-            "external_engine": _ENGINES.get(module, "none"),
-            "commit": meta["commit"], "machine": meta["machine"],
+            "external_engine": strategy.engine or "none",
+            "commit": folder.meta.commit, "machine": folder.meta.machine,
         })
-    return write_measurement(out, {"anatomy": pl.DataFrame(rows)}, "anatomy", meta)
+    return folder.write("anatomy", {"anatomy": pl.DataFrame(rows)}, {})

@@ -20,75 +20,32 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 import polars as pl
 
-from aptmem.compaction.policy import PERSIST_WAYS, CompactionPolicy
 from aptmem.entries import User, encode_line
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
 from aptmem.tokens import get_estimator
-from experiments.measurements.compaction.replay import ObservedSession, replay_with_facts
-from experiments.core.runfolder import read_measurement, write_measurement
-from experiments.core.runinfo import run_metadata
-from experiments.measurements.tokens.job import build_estimator, parse_spec
+from experiments.core.estimators import build_estimator
+from experiments.core.runfolder import RunFolder, read_measurement
+from experiments.core.observed_session import ObservedSession
+from experiments.measurements.compaction.replay import replay_with_facts
+from experiments.measurements.compaction.settings import CompactionSettings
+from experiments.workloads import Workload, workload_entries, workload_name
 from experiments.workloads.synthetic import WorkloadConfig, generate, plan_turns
-from experiments.workloads.transcripts import TranscriptWorkload, workload_entries, workload_name
+from experiments.workloads.transcripts import TranscriptWorkload
 
-__all__ = ["RAW_TABLES", "TABLES", "CompactionSettings", "planned_appends", "read_tables", "run_compaction",
+__all__ = ["RAW_TABLES", "TABLES", "planned_appends", "read_tables", "run_compaction",
            "summaries", "workload_for"]
 
 RAW_TABLES = ("occupancy", "compaction", "facts", "fact_checks")
 TABLES = (*RAW_TABLES, "compaction_summary", "fact_retention")
 
 
-@dataclass(kw_only=True)
-class CompactionSettings:
-    """How compaction is replayed and scored (a plain dataclass: also the Hydra schema of ``compaction``)."""
-
-    #: the model context windows replayed, in tokens: one replay of the same session per window
-    windows: list[int] = field(default_factory=lambda: [32_000, 8_000])
-    #: compact when the context reaches this share of the window
-    trigger: float = 0.8
-    #: a compaction brings the context down to this share of the window (or says why not)
-    target: float = 0.3
-    #: turns kept verbatim by a compaction (fewer when they do not fit the target)
-    keep_turns: int = 10
-    #: cap on the tokens kept verbatim (pi keeps the newest 20,000); null = no cap
-    keep_tokens: int | None = None
-    #: the cheap tier checked on every append, one replay per tier: medium, rough:bytes, rough:chars, precise:<tokenizer>
-    tiers: list[str] = field(default_factory=lambda: ["medium"])
-    #: the precise tokenizer that confirms when the cheap estimate nears the trigger; null = the cheap tier decides alone
-    confirm: str | None = "cl100k_base"
-    #: how a compaction is written: append (a marker line; history stays on disk) or rewrite (atomic file replace)
-    persist: str = "append"
-    #: turns of the replayed session (the rest of the workload config applies as is)
-    turns: int = 200
-    #: facts planted in the session (at most one per turn), scored for retention
-    facts: int = 30
-    #: workload seed of the session; null = the workload config's seed
-    seed: int | None = None
-
-    def __post_init__(self) -> None:
-        if not self.windows or not self.tiers:
-            raise ValueError("windows and tiers must not be empty")
-        if self.persist not in PERSIST_WAYS:
-            raise ValueError(f"persist must be one of {', '.join(PERSIST_WAYS)}, not {self.persist!r}")
-        for window in self.windows:
-            self.policy(window)  # the policy checks the thresholds and the window
-        for tier in self.tiers:
-            parse_spec(tier)
-
-    def policy(self, window: int) -> CompactionPolicy:
-        """The compaction policy of one replay."""
-        return CompactionPolicy(window=window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns,
-                                keep_tokens=self.keep_tokens, persist=self.persist)  # type: ignore[arg-type]
-
-
-def workload_for(settings: CompactionSettings, workload: WorkloadConfig) -> WorkloadConfig:
+def workload_for(settings: CompactionSettings, workload: Workload) -> Workload:
     """The workload config of the replayed session: ``workload`` with the settings' turns, facts and seed.
 
     A transcript workload is replayed as it is (``turns``, ``facts`` and ``seed`` are the synthetic
@@ -101,7 +58,7 @@ def workload_for(settings: CompactionSettings, workload: WorkloadConfig) -> Work
                              "facts": settings.facts, "seed": seed})
 
 
-def planned_appends(settings: CompactionSettings, workload: WorkloadConfig) -> int:
+def planned_appends(settings: CompactionSettings, workload: Workload) -> int:
     """How many appends the job makes in all (for a progress bar); cheap: no text is generated."""
     config = workload_for(settings, workload)
     if isinstance(config, TranscriptWorkload):
@@ -113,8 +70,8 @@ def planned_appends(settings: CompactionSettings, workload: WorkloadConfig) -> i
 
 def run_compaction(
     settings: CompactionSettings,
-    workload: WorkloadConfig,
-    out: Path,
+    workload: Workload,
+    out: Path | RunFolder,
     *,
     tmp: str | None = None,
     progress: Callable[[int], object] | None = None,
@@ -123,6 +80,7 @@ def run_compaction(
 
     ``tmp`` is where the scratch session folders go (default: the system's temporary folder).
     """
+    folder = RunFolder.of(out)
     started = time.perf_counter_ns()
     config = workload_for(settings, workload)
     if isinstance(config, TranscriptWorkload):
@@ -131,7 +89,6 @@ def run_compaction(
         session = generate(config)
         entries, facts = session.entries, session.facts
     turns = sum(isinstance(e, User) for e in entries) if isinstance(config, TranscriptWorkload) else settings.turns
-    meta = run_metadata()
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in RAW_TABLES}
     replays: list[dict[str, object]] = []
     for window in settings.windows:
@@ -156,8 +113,7 @@ def run_compaction(
                                                       "below_trigger", "split_tool_pairs", "oversized_entries",
                                                       "over_window", "seconds")}})
     stamp = [pl.lit(settings.persist).alias("persist"), pl.lit(turns).cast(pl.Int64).alias("turns"),
-             pl.lit(config.seed).cast(pl.Int64).alias("seed"), pl.lit(meta["commit"]).alias("commit"),
-             pl.lit(meta["machine"]).alias("machine")]
+             pl.lit(config.seed).cast(pl.Int64).alias("seed"), *folder.meta.columns()]
     tables = {name: pl.concat(frames).with_columns(stamp) for name, frames in parts.items()}
     tables.update(summaries(tables))
     notes = {
@@ -166,10 +122,9 @@ def run_compaction(
         "keep_tokens": settings.keep_tokens, "persist": settings.persist, "turns": turns,
         "entries": len(entries), "facts": len(facts), "seed": config.seed, "workload": workload_name(config),
         "session_mb": round(sum(len(encode_line(e)) for e in entries) / 1e6, 2), "replays": replays,
-        "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 2),
     }
-    return write_measurement(out, tables, "compaction", notes)
+    return folder.write("compaction", tables, notes)
 
 
 def summaries(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
@@ -24,8 +23,8 @@ from aptmem.compaction.compactor import CompactionResult
 from aptmem.compaction.turns import split_tool_pairs
 from aptmem.entries import Entry, UnknownEntry, User
 from aptmem.replay import ReplayReport, replay
-from aptmem.session import Session
 from aptmem.tokens import render_entry
+from experiments.core.observed_session import ObservedSession
 from experiments.workloads.facts import PlantedFact
 
 __all__ = ["COMPACTION_SCHEMA", "FACT_CHECK_SCHEMA", "FACT_SCHEMA", "OCCUPANCY_SCHEMA", "ObservedSession",
@@ -61,20 +60,6 @@ FACT_CHECK_SCHEMA = {"fact": pl.String, "compaction": pl.Int64, "since_planted":
                      "present": pl.Boolean, "in_summary": pl.Boolean, "in_kept": pl.Boolean}
 
 _SEP = "\n\x00\n"  # joins texts so that no answer (which never holds a NUL) matches across two of them
-
-
-class ObservedSession(Session):
-    """A :class:`~aptmem.session.Session` that keeps every :class:`CompactionResult` it makes, in order."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.compactions: list[CompactionResult] = []
-
-    def compact(self) -> CompactionResult:
-        """Compact as a Session does, and remember the result."""
-        result = super().compact()
-        self.compactions.append(result)
-        return result
 
 
 @dataclass

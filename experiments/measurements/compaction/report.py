@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.core.figures import _pyplot, save_figure
+from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 
 __all__ = ["compaction_section", "occupancy_figure", "retention_figure", "retention_markdown", "summary_markdown"]
@@ -59,7 +59,7 @@ def _x_turn(occupancy: pl.DataFrame) -> pl.Expr:
 
 def occupancy_figure(occupancy: pl.DataFrame, trigger: float, target: float, path: Path) -> Path:
     """One panel per window (and tier): occupancy against turn, each compaction marked, trigger and target lines."""
-    plt = _pyplot()
+    plt = pyplot()
     data = occupancy.with_columns(_x_turn(occupancy)).sort("window", "tier", "seq")
     replays = data.select("window", "tier").unique(maintain_order=True).sort("window", "tier", descending=[True, False]).rows()
     fig, axes = plt.subplots(len(replays), 1, figsize=(11, 2.8 * len(replays) + 1), sharex=True, squeeze=False)
@@ -94,7 +94,7 @@ def occupancy_figure(occupancy: pl.DataFrame, trigger: float, target: float, pat
 
 def retention_figure(checks: pl.DataFrame, facts: pl.DataFrame, path: Path) -> Path:
     """Share of planted facts still in the live context after the k-th compaction since planting, per window."""
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib.ticker import ScalarFormatter
 
     # Among the facts that have seen at least k compactions: the group shrinks as k grows (late

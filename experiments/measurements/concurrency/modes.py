@@ -24,7 +24,6 @@ much the writers actually overlapped (``writers - 1`` means they ran one after a
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -36,7 +35,7 @@ from typing import Any
 
 from aptmem.entries import decode_line
 from aptmem.errors import InvalidEntry
-from experiments.core.runinfo import REPO_ROOT
+from experiments.core.runinfo import REPO_ROOT, child_env
 
 __all__ = ["LOG_MODES", "SIDECAR_MODES", "entry_line", "measure_log_mode", "measure_sidecar_mode", "analyse_log"]
 
@@ -53,10 +52,6 @@ def entry_line(writer: int, index: int, size: int) -> bytes:
     room = max(len(marker), size - len(head) - 3)
     content = (marker * (room // len(marker) + 1))[:room]
     return head + content.encode() + b'"}\n'
-
-
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
 
 
 def _wait_until_reading(procs: list[subprocess.Popen[bytes]]) -> None:
@@ -140,7 +135,7 @@ def measure_log_mode(mode: str, root: Path, session: str, *, writers: int, appen
     root.mkdir(parents=True, exist_ok=True)
     command = log_command(mode, root, session, buffer_bytes, timeout)
     procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=_env(), cwd=REPO_ROOT) for _ in range(writers)]
+                              env=child_env(), cwd=REPO_ROOT) for _ in range(writers)]
     go = threading.Event()
     feeders = [threading.Thread(target=_feed, args=(proc, w, appends, size, go), daemon=True)
                for w, proc in enumerate(procs)]
@@ -216,7 +211,7 @@ def measure_sidecar_mode(mode: str, root: Path, session: str, *, writers: int, s
     base = [sys.executable, "-m", "experiments.measurements.concurrency.writers", kind, "--root", str(root), "--session", session,
             "--sets", str(sets), "--lock-timeout", f"{timeout:g}"]
     procs = [subprocess.Popen([*base, "--writer", str(w)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=_env(), cwd=REPO_ROOT) for w in range(writers)]
+                              stderr=subprocess.PIPE, env=child_env(), cwd=REPO_ROOT) for w in range(writers)]
     _wait_until_reading(procs)
     started = time.perf_counter_ns()
     signal_go(procs)

@@ -7,8 +7,9 @@ from typing import Any
 
 import polars as pl
 
-from experiments.core.figures import _pyplot, save_figure
+from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
+from experiments.measurements.crash.job import read_tables
 
 __all__ = ["OUTCOMES", "CLASSES", "outcome_column", "recovery_figure", "crash_section"]
 
@@ -39,7 +40,7 @@ def outcome_column() -> pl.Expr:
 
 
 def _default_mode(df: pl.DataFrame, notes: dict[str, Any]) -> pl.DataFrame:
-    """Only the rows recovered in each strategy's default mode (JSONL's power-loss images are
+    """Only the rows recovered in each strategy's default mode (a store offering several modes has its power-loss images
     recovered in every mode; the others in their only one)."""
     modes = pl.DataFrame({"strategy": list(notes["strategies"]),
                           "default_mode": [s["default_mode"] for s in notes["strategies"].values()]})
@@ -62,24 +63,33 @@ _FMT = {"loadable %": lambda v: f"{v:.0f}%", "recovery p50 ms": lambda v: f"{v:.
         "bytes discarded p50": lambda v: f"{v:,.0f}", "violations": lambda v: f"**{v}**" if v else "0"}
 
 
+def _several_modes(df: pl.DataFrame) -> pl.DataFrame:
+    """The power-loss cases of the strategies whose images were recovered in several modes (stores that
+    offer several recovery modes): the rows that compare the modes."""
+    power = df.filter(pl.col("crash_kind") == "power_loss")
+    several = power.group_by("strategy").agg(pl.col("mode").n_unique().alias("modes")).filter(pl.col("modes") > 1)
+    return power.filter(pl.col("strategy").is_in(several["strategy"].implode()))
+
+
 def recovery_figure(df: pl.DataFrame, notes: dict[str, Any], path: Path) -> Path:
     """Stacked bars of outcomes (share of cases): per strategy for each crash kind in its default
-    recovery mode, and per recovery mode and damage for JSONL's power-loss images."""
-    plt = _pyplot()
+    recovery mode, and per recovery mode and damage for the power-loss images of the strategies
+    that offer several recovery modes."""
+    plt = pyplot()
     base = _default_mode(df, notes).with_columns(outcome_column())
     order = list(notes["strategies"])
-    # The mode panel shows the JSONL strategies that sync every append: their only losses are
-    # the recovery mode's doing, not the sync policy's (all of JSONL is in the tables).
-    jsonl = df.filter((pl.col("family") == "jsonl") & (pl.col("crash_kind") == "power_loss"))
-    jsonl_names = [n for n in order if n in jsonl.filter(pl.col("durability") == "per_append")["strategy"].to_list()] \
-        or [n for n in order if n in jsonl["strategy"].to_list()]
+    # The mode panel shows those of them that sync every append: their only losses are the
+    # recovery mode's doing, not the sync policy's (all of them are in the tables).
+    modal = _several_modes(df)
+    modal_names = [n for n in order if n in modal.filter(pl.col("durability") == "per_append")["strategy"].to_list()] \
+        or [n for n in order if n in modal["strategy"].to_list()]
     mode_order = {f"{m} · {d}": (i, j) for i, m in enumerate(_MODES) for j, d in enumerate(_DAMAGES)}
     panels = [
         ("Process crash (SIGKILL), default recovery mode", base.filter(pl.col("crash_kind") == "process"), "strategy"),
         ("Power loss (torn, zero, drop), default recovery mode",
          base.filter((pl.col("crash_kind") == "power_loss") & (pl.col("damage") != "middle")), "strategy"),
-        (f"{', '.join(jsonl_names) or 'JSONL'}: power-loss images by recovery mode",
-         df.filter(pl.col("strategy").is_in(jsonl_names) & (pl.col("crash_kind") == "power_loss")).with_columns(
+        (f"{', '.join(modal_names) or 'no strategy with several recovery modes'}: power-loss images by recovery mode",
+         df.filter(pl.col("strategy").is_in(modal_names) & (pl.col("crash_kind") == "power_loss")).with_columns(
              outcome_column(), pl.format("{} · {}", "mode", "damage").alias("mode · damage")), "mode · damage"),
     ]
     heights = [max(2.0, 0.32 * max(1, part[by].n_unique()) + 1.2) for _, part, by in panels]
@@ -114,7 +124,7 @@ def recovery_figure(df: pl.DataFrame, notes: dict[str, Any], path: Path) -> Path
         ax.set_xticks(range(0, 101, 20))
         ax.set_xlabel("share of cases (%)")
         missing = [name for name in order if name not in present] if "Power loss" in title else []
-        ax.set_title(title + (f"\n(not simulated: {', '.join(missing)}; see the SQLite notes)" if missing else ""),
+        ax.set_title(title + (f"\n(not simulated: {', '.join(missing)}; see the notes on modelled power losses)" if missing else ""),
                      fontsize=10 if missing else None)
         ax.tick_params(axis="y", labelsize=8)
     axes[0].legend(loc="lower right", fontsize=8, bbox_to_anchor=(1.0, 1.12), ncol=3)
@@ -135,8 +145,8 @@ def _without_promise(df: pl.DataFrame) -> list[str]:
     return lines
 
 
-def _jsonl_modes(df: pl.DataFrame) -> pl.DataFrame:
-    """JSONL power-loss cases per recovery mode and damage: loadable share, bytes discarded, and the
+def _by_mode(df: pl.DataFrame) -> pl.DataFrame:
+    """Power-loss cases per recovery mode and damage: loadable share, bytes discarded, and the
     acknowledged entries each strategy lost (its sync policy decides what a power loss takes; the
     mode decides what recovery gives back)."""
     if df.is_empty():
@@ -156,8 +166,6 @@ def _jsonl_modes(df: pl.DataFrame) -> pl.DataFrame:
 
 def crash_section(run_dir: Path) -> str | None:
     """The report's crash-recovery section (None when the run did not inject crashes)."""
-    from experiments.measurements.crash.job import read_tables
-
     if not (run_dir / "recovery.parquet").exists():
         return None
     tables, notes = read_tables(run_dir)
@@ -177,7 +185,9 @@ def crash_section(run_dir: Path) -> str | None:
     ).select("crash kind", "class (promise)", "cases", "loadable %", "acknowledged lost (total / max)", "invented",
              "violations")
     per_strategy = _summary(base.with_columns(pl.col("damage").fill_null("kill")), ["strategy", "durability", "crash_kind", "damage"])
-    jsonl = _jsonl_modes(df.filter((pl.col("family") == "jsonl") & (pl.col("crash_kind") == "power_loss")))
+    modal = _several_modes(df)
+    by_mode = _by_mode(modal)
+    modal_families = ", ".join(modal["family"].unique(maintain_order=True).to_list()) or "No strategy's"
     lines = [
         "## Crash recovery",
         "",
@@ -187,13 +197,13 @@ def crash_section(run_dir: Path) -> str | None:
         "tokens); the writer acknowledges each entry on a pipe as its append returns, so the parent knows exactly what was "
         "acknowledged. Recovery in a fresh process: `recover()` in the strategy's default mode, then `iter_entries` and `read_live`.",
         f"- **Power loss**, simulated on the bytes at {settings['images']} seeded moments per strategy (one image per damage kind "
-        "each): JSONL and full JSON from the writer's own file-system calls, traced in its process (data durable up to each "
+        "each): for strategies declaring the `trace` model, from the writer's own file-system calls, traced in its process (data durable up to each "
         "file's last fsync/fdatasync, a new or renamed name only after its folder's fsync, as POSIX promises); the unsynced "
         "tail torn at a random byte (`torn`), NUL-filled from a random byte (`zero`) or lost (`drop`); and a partial line "
         "spliced into the middle (`middle`, two interleaved writers: foreign damage no strategy promises to survive).",
         "- Entries are compared exactly (digest of each JSONL line): `invented` counts entries read back out of the order "
         "written. Each strategy is judged against its own promise: a *violation* is a loss its durability class does not "
-        "allow, or any invented entry. Unloadable sessions count every acknowledged entry as lost (JSONL `strict` refuses "
+        "allow, or any invented entry. Unloadable sessions count every acknowledged entry as lost (a `strict` recovery refuses "
         "damage by contract and changes nothing: no violation).",
         "",
         "### By crash kind and durability class (default recovery mode)",
@@ -206,25 +216,26 @@ def crash_section(run_dir: Path) -> str | None:
         "",
         markdown_table(per_strategy, _FMT),
         "",
-        "### JSONL power-loss images by recovery mode",
+        f"### {modal_families} power-loss images by recovery mode",
         "",
         "Every image recovered once in each mode (lost: acknowledged entries not read back, summed over the images; "
         "an unloadable image counts all of them).",
         "",
-        markdown_table(jsonl, _FMT),
+        markdown_table(by_mode, _FMT),
         "",
-        "### SQLite: what was modelled",
+        "### What was modelled, not traced",
         "",
-        "SQLite's file I/O is C code Python cannot see, so its power losses are modelled from SQLite's documented rules, "
-        "not traced:",
+        "Where a store's file I/O is C code Python cannot see, its power losses are modelled from its documented rules, "
+        "not traced (or, where no model fits, not simulated):",
         "",
     ]
+    traced = {name for name, info in notes["strategies"].items() if info.get("power_model") == "trace"}
     for name, info in notes["strategies"].items():
-        if name.startswith("sqlite") or info.get("power_model") == "sqlite_wal":
+        if name not in traced:
             caveat = f" *{info['power_caveat']}*" if info.get("power_caveat") else ""
             lines.append(f"- `{name}`: {info['power_how']}.{caveat}")
     skipped = [f"- `{item['strategy']}` ({item.get('damage', 'all damage kinds')}): {item['reason']}"
-               for item in notes["not_simulated"] if not item["strategy"].startswith("sqlite") or "damage" in item]
+               for item in notes["not_simulated"] if item["strategy"] in traced or "damage" in item]
     if skipped:
         lines += ["", "Also not simulated:", "", *skipped]
     lines += ["", "### Violations", ""]

@@ -33,12 +33,13 @@ from typing import Any
 import msgspec
 
 from aptmem.entries import Entry
-from experiments.core.crashsim.recovery import ForkFailed, in_fork, recover_case
+from experiments.core.children import ForkFailed, fork_running, in_fork
+from experiments.core.crashsim.images import load_images, write_image
+from experiments.core.crashsim.recovery import RecoveryOutcome, digest, recover_case
+from experiments.measurements.crash.power_loss import build_image
+from experiments.measurements.crash.protocol import CrashCase, CrashJob, PowerCut, ServerInfo
 from experiments.measurements.crash.writer import (ACK, COMPACT, COMPACTED, DONE, GATE, INTENT, RECORD, Channel,
-                                      choose_cuts, digest, session_run, trace_run, wal_run)
-from experiments.core.children import fork_running
-from experiments.measurements.crash.power_loss import build_image, load_images, write_image
-from experiments.workloads.transcripts import entries_from_spec
+                                                   choose_cuts, session_run, trace_run, wal_run)
 
 __all__ = ["Records", "main"]
 
@@ -108,7 +109,7 @@ class Records:
         return "append", f"after the append of entry {entry}"
 
 
-def _fork_writer(run: Any, job: dict[str, Any], entries: list[Entry], root: Path, gates: set[int] | None,
+def _fork_writer(run: Any, job: CrashJob, entries: list[Entry], root: Path, gates: set[int] | None,
                  pause: bool) -> tuple[int, Records, int]:
     """Fork a writer running ``run``; return its pid, the server's end of its channel and its gate."""
     read_fd, write_fd = os.pipe()
@@ -134,7 +135,7 @@ def _wait(pid: int) -> str:
     return f"exit {os.WEXITSTATUS(status)}"
 
 
-def _calibrate(run: Any, job: dict[str, Any], entries: list[Entry], root: Path, deadline: float) -> tuple[Records, list[int]]:
+def _calibrate(run: Any, job: CrashJob, entries: list[Entry], root: Path, deadline: float) -> tuple[Records, list[int]]:
     """Step a writer through every entry, gate by gate, without a kill; return its records and
     when each gate was released (server clock): the timings kills are aimed by."""
     pid, records, gate = _fork_writer(run, job, entries, root, None, pause=False)
@@ -149,7 +150,7 @@ def _calibrate(run: Any, job: dict[str, Any], entries: list[Entry], root: Path, 
         os.close(gate)
         fate = _wait(pid)
     if fate != "exit 0":
-        raise RuntimeError(f"{job['strategy']}: the calibration writer ended with {fate}")
+        raise RuntimeError(f"{job.strategy.name}: the calibration writer ended with {fate}")
     return records, released
 
 
@@ -184,7 +185,7 @@ def _sleep_until(end: int) -> None:
         pass
 
 
-def _kill(run: Any, job: dict[str, Any], entries: list[Entry], root: Path, target: tuple[int, int],
+def _kill(run: Any, job: CrashJob, entries: list[Entry], root: Path, target: tuple[int, int],
           deadline: float) -> dict[str, Any]:
     """Start a writer gated before entry ``target[0]``; release it and SIGKILL it ``target[1]`` ns later."""
     entry, offset = target
@@ -206,7 +207,7 @@ def _kill(run: Any, job: dict[str, Any], entries: list[Entry], root: Path, targe
         fate = _wait(pid)
     phase, where = records.where()
     if fate != "SIGKILL":
-        raise RuntimeError(f"{job['strategy']}: a writer meant to be killed ended with {fate}")
+        raise RuntimeError(f"{job.strategy.name}: a writer meant to be killed ended with {fate}")
     return {"intended": records.intents(), "acked": records.count(ACK), "phase": phase, "where": where}
 
 
@@ -247,107 +248,109 @@ def _compaction_targets(calibration: Records, released: list[int], rng: random.R
     return targets
 
 
-def _emit(case: dict[str, Any]) -> None:
-    sys.stdout.write(msgspec.json.encode(case).decode() + "\n")
+def _emit(line: CrashCase | ServerInfo) -> None:
+    sys.stdout.write(msgspec.json.encode(line).decode() + "\n")
     sys.stdout.flush()
 
 
-def _recover(job: dict[str, Any], root: Path, mode: str) -> dict[str, Any]:
+def _recover(job: CrashJob, root: Path, mode: str) -> RecoveryOutcome:
+    store = job.strategy.in_mode(mode)  # a store that offers several modes reads in the mode it recovers in
     try:
-        outcome = in_fork(lambda: recover_case(job, str(root), mode), job["recovery_timeout_s"])
-        if outcome["error"]:  # the scratch folder's name says nothing and differs per run
-            outcome["error"] = outcome["error"].replace(f"{root}{os.sep}", "").replace(str(root), "<root>")
+        outcome = in_fork(lambda: recover_case(store, job.session_id, str(root), mode), job.recovery_timeout_s,
+                          RecoveryOutcome)
+        if outcome.error:  # the scratch folder's name says nothing and differs per run
+            outcome.error = outcome.error.replace(f"{root}{os.sep}", "").replace(str(root), "<root>")
         return outcome
     except ForkFailed as exc:
-        return {"mode": mode, "loadable": False, "recovered": None, "bytes_discarded": 0, "recovery_ns": 0,
-                "live_ok": None, "error": f"recovery failed: {exc}", "actions": []}
+        return RecoveryOutcome(mode=mode, error=f"recovery failed: {exc}")
 
 
-def process_crashes(job: dict[str, Any], entries: list[Entry], scratch: Path, deadline: float) -> dict[str, Any]:
+def process_crashes(job: CrashJob, entries: list[Entry], scratch: Path, deadline: float) -> dict[str, Any]:
     """Calibrate one writer, then kill writers during appends and during compactions; emit one case per kill.
 
     Every writer appends through a compacting Session (one calibration serves both kinds of
     kill): an append kill is aimed at an entry's own ``store.append``, a compaction kill into a
     compaction. Cases are numbered across both, append kills first.
     """
-    if job["kills"] + job["compaction_kills"] <= 0:
+    if job.kills + job.compaction_kills <= 0:
         return {}
     calibration, released = _calibrate(session_run, job, entries, scratch / "calibrate", deadline)
     info: dict[str, Any] = {"calibration": {"acknowledged": calibration.count(ACK), "compactions": calibration.count(COMPACT)}}
-    targets = [*_append_targets(calibration, released, _rng(job, "process:append"), job["kills"]),
-               *_compaction_targets(calibration, released, _rng(job, "process:compaction"), job["compaction_kills"])]
-    if len(targets) < job["kills"] + job["compaction_kills"]:
+    targets = [*_append_targets(calibration, released, _rng(job, "process:append"), job.kills),
+               *_compaction_targets(calibration, released, _rng(job, "process:compaction"), job.compaction_kills)]
+    if len(targets) < job.kills + job.compaction_kills:
         info["skipped"] = "the calibration run never compacted: no compaction to kill"
     for case, (entry, offset, aimed) in enumerate(targets):
         root = scratch / f"process-{case}"
         killed = _kill(session_run, job, entries, root, (entry, offset), deadline)
-        outcome = _recover(job, root, job["default_mode"])
-        _emit({"crash_kind": "process", "phase": killed["phase"], "damage": None, "case": case,
-               "intended": killed["intended"], "acked": killed["acked"], "unsynced_acked": None,
-               "note": f"{aimed}; died {killed['where']}", **outcome})
+        outcome = _recover(job, root, job.default_mode)
+        _emit(CrashCase(crash_kind="process", phase=killed["phase"], damage=None, case=case, intended=killed["intended"],
+                        acked=killed["acked"], unsynced_acked=None, note=f"{aimed}; died {killed['where']}",
+                        outcome=outcome))
     return info
 
 
-def _rng(job: dict[str, Any], purpose: str) -> random.Random:
+def _rng(job: CrashJob, purpose: str) -> random.Random:
     """A random stream of its own per strategy and purpose, from the job's seed."""
-    return random.Random(f"aptmem-crash:{job['seed']}:{job['strategy']}:{purpose}")
+    return random.Random(f"aptmem-crash:{job.seed}:{job.strategy.name}:{purpose}")
 
 
-def power_losses(job: dict[str, Any], entries: list[Entry], digests: list[str], scratch: Path) -> dict[str, Any]:
+def power_losses(job: CrashJob, entries: list[Entry], digests: list[str], scratch: Path) -> dict[str, Any]:
     """Take the power-loss snapshots, build every image, recover each in every mode; emit the cases."""
-    power = job["power"]
-    if power["model"] == "none" or power["images"] <= 0:
+    power = job.power
+    if power.model.model == "none" or power.images <= 0:
         return {}
-    cuts = choose_cuts(_rng(job, "power"), power["images"], len(entries))
+    cuts = choose_cuts(_rng(job, "power"), power.images, len(entries))
     folder = scratch / "power"
     root = str(scratch / "power-writer")
-    if power["model"] == "trace":
-        in_fork(lambda: trace_run(job, entries, root, cuts, folder), job["strategy_timeout_s"])
+    if power.model.model == "trace":
+        in_fork(lambda: trace_run(job, entries, root, cuts, folder), job.strategy_timeout_s)
     else:
-        in_fork(lambda: wal_run(job, entries, root, sorted(cuts), power["region"], folder), job["strategy_timeout_s"])
-    manifest = msgspec.json.decode((folder / "manifest.json").read_bytes())
+        region = power.model.region
+        assert region is not None  # the model's own check: sqlite_wal names its region
+        in_fork(lambda: wal_run(job, entries, root, sorted(cuts), region, folder), job.strategy_timeout_s)
+    manifest = msgspec.json.decode((folder / "manifest.json").read_bytes(), type=list[PowerCut])
     for case, cut in enumerate(manifest):
-        files = load_images(folder / f"cut-{case}", cut["names"])
-        acked = cut["acked"]
-        unsynced = None if cut["synced_entries"] is None else max(0, acked - cut["synced_entries"])
-        where = f"power lost in append {cut['append']} after its {cut['call']} ({cut['call_index'] + 1}/{cut['calls']})"
-        if cut.get("region"):
-            where += f"; unsynced WAL bytes {cut['region'][0]}..{cut['region'][1]}"
-        for damage in power["damages"]:
-            image = build_image(files, damage, _rng(job, f"power:{case}:{damage}"), target=cut["target"],
-                                lines=power["lines"])
+        files = load_images(folder / f"cut-{case}", cut.names)
+        unsynced = None if cut.synced_entries is None else max(0, cut.acked - cut.synced_entries)
+        where = f"power lost in append {cut.append} after its {cut.call} ({cut.call_index + 1}/{cut.calls})"
+        if cut.region:
+            where += f"; unsynced WAL bytes {cut.region[0]}..{cut.region[1]}"
+        for damage in power.damages:
+            image = build_image(files, damage, _rng(job, f"power:{case}:{damage}"), target=cut.target,
+                                lines=power.model.lines)
             absent = "the session file is absent: its name was never made durable (no fsync of its folder)" \
-                if image.get(cut["target"]) is None else ""
-            for mode in power["modes"]:
+                if image.get(cut.target) is None else ""
+            for mode in power.modes:
                 image_root = scratch / f"power-{case}-{damage}-{mode}"
                 write_image(image_root, image)
                 outcome = _recover(job, image_root, mode)
-                _emit({"crash_kind": "power_loss", "phase": "append", "damage": damage, "case": case,
-                       "intended": digests[: cut["written"]], "acked": acked, "unsynced_acked": unsynced,
-                       "note": "; ".join(filter(None, [where, cut.get("note"), absent, power.get("caveat")])), **outcome})
+                note = "; ".join(filter(None, [where, cut.note, absent, power.model.caveat]))
+                _emit(CrashCase(crash_kind="power_loss", phase="append", damage=damage, case=case,
+                                intended=digests[: cut.written], acked=cut.acked, unsynced_acked=unsynced, note=note,
+                                outcome=outcome))
     return {"power_cuts": len(manifest)}
 
 
-def _warm(job: dict[str, Any]) -> None:
+def _warm(job: CrashJob) -> None:
     """Import (once, before any fork) what writers and recoveries use, so no fork pays for it."""
-    import importlib
-
     from aptmem.session import Session  # noqa: F401  (the compaction-phase writer)
     from aptmem.tokens import get_estimator
+    from experiments.core.strategy import import_target
 
-    importlib.import_module(job["store"]["target"].rpartition(".")[0])
-    get_estimator(job["estimator"])
+    import_target(job.strategy.store.target)
+    get_estimator(job.estimator)
 
 
 def main() -> int:
     """Run the job on stdin; print the cases, then an ``info`` line."""
-    job = msgspec.json.decode(sys.stdin.buffer.read())
+    job = msgspec.json.decode(sys.stdin.buffer.read(), type=CrashJob)
     _pin()
-    deadline = time.monotonic() + job["strategy_timeout_s"]
-    entries = entries_from_spec(job["workload"])
+    deadline = time.monotonic() + job.strategy_timeout_s
+    entries = job.workload.entries()
     _warm(job)
     digests = [digest(e) for e in entries]
-    scratch = Path(job["scratch"])
+    scratch = Path(job.scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter_ns()
     info = process_crashes(job, entries, scratch, deadline)
@@ -355,7 +358,7 @@ def main() -> int:
     info.update(power_losses(job, entries, digests, scratch))
     info["seconds"] = {"process": round((middle - started) / 1e9, 2),
                        "power_loss": round((time.perf_counter_ns() - middle) / 1e9, 2)}
-    _emit({"info": info})
+    _emit(ServerInfo(info=info))
     return 0
 
 

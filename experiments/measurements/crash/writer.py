@@ -30,45 +30,30 @@ gate sits between two entries, in the writer's own loop.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import os
 import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
-from aptmem.entries import Entry, encode_line
+from aptmem.entries import Entry
 from aptmem.store import SessionStore
 from experiments.core.crashsim.fs_model import FileImage, FsModel
-from experiments.measurements.crash.power_loss import save_images, wal_state
+from experiments.core.crashsim.images import save_images
+from experiments.core.crashsim.recovery import digest
+from experiments.core.strategy import build_store
+from experiments.measurements.crash.power_loss import wal_state
+from experiments.measurements.crash.protocol import CrashJob, PowerCut
 
-__all__ = ["RECORD", "READY", "INTENT", "ACK", "COMPACT", "COMPACTED", "GATE", "DONE", "Channel", "build_store",
-           "digest", "session_run", "trace_run", "wal_run", "choose_cuts"]
+__all__ = ["RECORD", "READY", "INTENT", "ACK", "COMPACT", "COMPACTED", "GATE", "DONE", "Channel",
+           "session_run", "trace_run", "wal_run", "choose_cuts"]
 
 #: bytes of one record on the acknowledgement channel: kind, a zero byte, a 16-byte digest,
 #: the writer's perf_counter_ns (8 bytes, big-endian).
 RECORD = 26
 READY, INTENT, ACK, COMPACT, COMPACTED, GATE, DONE = b"R", b"I", b"A", b"C", b"c", b"G", b"D"
-
-
-def digest(entry: Entry) -> str:
-    """The entry's identity for exact comparison: BLAKE2b-128 of its exact JSONL line."""
-    return hashlib.blake2b(encode_line(entry), digest_size=16).hexdigest()
-
-
-def build_store(spec: dict[str, Any], root: str | os.PathLike[str], **overrides: Any) -> SessionStore:
-    """Instantiate ``spec["target"]`` (a class path, the config's ``_target_``) with its kwargs.
-
-    The configs' stores take plain values, so this stands in for Hydra's ``instantiate`` and
-    spares every server the import of Hydra.
-    """
-    module, _, name = spec["target"].rpartition(".")
-    cls = getattr(importlib.import_module(module), name)
-    return cls(os.fspath(root), **{**spec["kwargs"], **overrides})
 
 
 class Channel:
@@ -114,10 +99,10 @@ def _known(entries: Sequence[Entry]) -> dict[int, bytes]:
     return {id(entry): bytes.fromhex(digest(entry)) for entry in entries}
 
 
-def _open(job: dict[str, Any], root: str | os.PathLike[str]) -> SessionStore:
-    store = build_store(job["store"], root)
-    if job["create_first"]:
-        store.create(job["session_id"])
+def _open(job: CrashJob, root: str | os.PathLike[str]) -> SessionStore:
+    store = build_store(job.strategy, root)
+    if job.create_first:
+        store.create(job.session_id)
     return store
 
 
@@ -127,7 +112,7 @@ def _finish(channel: Channel, pause: bool) -> None:
         time.sleep(3600)
 
 
-def session_run(job: dict[str, Any], entries: Sequence[Entry], root: str, channel: Channel, *, pause: bool) -> None:
+def session_run(job: CrashJob, entries: Sequence[Entry], root: str, channel: Channel, *, pause: bool) -> None:
     """Append every entry through a :class:`~aptmem.session.Session` that compacts past its trigger."""
     from aptmem.compaction.policy import CompactionPolicy
     from aptmem.session import Session
@@ -144,8 +129,8 @@ def session_run(job: dict[str, Any], entries: Sequence[Entry], root: str, channe
 
     store = _open(job, root)
     _observe(store, channel, _known(entries))
-    policy = CompactionPolicy(**job["policy"])
-    session = ObservedSession(store, job["session_id"], policy=policy, estimator=get_estimator(job["estimator"]))
+    policy = CompactionPolicy(**msgspec.structs.asdict(job.policy))
+    session = ObservedSession(store, job.session_id, policy=policy, estimator=get_estimator(job.estimator))
     channel.send(READY)
     for number, entry in enumerate(entries, 1):
         channel.gate(number)
@@ -153,11 +138,11 @@ def session_run(job: dict[str, Any], entries: Sequence[Entry], root: str, channe
     _finish(channel, pause)
 
 
-def _manifest(out: Path, cuts: list[dict[str, Any]]) -> None:
+def _manifest(out: Path, cuts: list[PowerCut]) -> None:
     (out / "manifest.json").write_bytes(msgspec.json.encode(cuts))
 
 
-def trace_run(job: dict[str, Any], entries: Sequence[Entry], root: str, cuts: dict[int, float], out: Path) -> None:
+def trace_run(job: CrashJob, entries: Sequence[Entry], root: str, cuts: dict[int, float], out: Path) -> None:
     """Append every entry under the file-system model; snapshot one call of each chosen append.
 
     ``cuts`` maps an append (1-based) to a fraction: the snapshot is taken after the call at
@@ -173,22 +158,22 @@ def trace_run(job: dict[str, Any], entries: Sequence[Entry], root: str, cuts: di
     try:
         store = _open(job, root)
         target = ""
-        saved: list[dict[str, Any]] = []
+        saved: list[PowerCut] = []
         for number, entry in enumerate(entries, 1):
             model.written = number
             collecting[0] = number in cuts
-            store.append(job["session_id"], entry)
+            store.append(job.session_id, entry)
             collecting[0] = False
             # The session's file, by the store's own account (after an append it always exists).
-            target = target or Path(store.stats(job["session_id"]).path).name
+            target = target or Path(store.stats(job.session_id).path).name
             if number in cuts and pending:
                 pick = min(len(pending) - 1, int(cuts[number] * len(pending)))
                 call, files = pending[pick]
                 save_images(out / f"cut-{len(saved)}", files)
                 log = files.get(target)
-                saved.append({"append": number, "acked": number - 1, "written": number, "call": call,
-                              "call_index": pick, "calls": len(pending), "target": target, "names": sorted(files),
-                              "synced_entries": log.synced_entries if log else 0})
+                saved.append(PowerCut(append=number, acked=number - 1, written=number, call=call, call_index=pick,
+                                      calls=len(pending), target=target, names=sorted(files),
+                                      synced_entries=log.synced_entries if log else 0))
             pending.clear()
     finally:
         model.uninstall()
@@ -199,7 +184,7 @@ def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.exists() else None
 
 
-def wal_run(job: dict[str, Any], entries: Sequence[Entry], root: str, cuts: list[int], region: str, out: Path) -> None:
+def wal_run(job: CrashJob, entries: Sequence[Entry], root: str, cuts: list[int], region: str, out: Path) -> None:
     """Append every entry to SQLite in WAL mode; around each chosen commit, save its files.
 
     ``region`` ``last_commit`` (synchronous=FULL): the power fails while commit k is being
@@ -210,17 +195,17 @@ def wal_run(job: dict[str, Any], entries: Sequence[Entry], root: str, cuts: list
     reused, stays), entries 1..k acknowledged.
     """
     store = _open(job, root)
-    stats = store.stats(job["session_id"])
+    stats = store.stats(job.session_id)
     db = Path(stats.path)
     wal = Path(f"{db}-wal")
     todo = set(cuts)
-    saved: list[dict[str, Any]] = []
+    saved: list[PowerCut] = []
     for number, entry in enumerate(entries, 1):
         if number not in todo:
-            store.append(job["session_id"], entry)
+            store.append(job.session_id, entry)
             continue
         before_db, before = _read(db), wal_state(_read(wal))
-        store.append(job["session_id"], entry)
+        store.append(job.session_id, entry)
         db_bytes, wal_bytes = _read(db), _read(wal)
         after = wal_state(wal_bytes)
         todo.discard(number)
@@ -237,9 +222,9 @@ def wal_run(job: dict[str, Any], entries: Sequence[Entry], root: str, cuts: list
         current = (wal_bytes or b"")[: after.end]
         files = {db.name: FileImage(db_bytes, db_bytes), wal.name: FileImage(current, current[:start])}
         save_images(out / f"cut-{len(saved)}", files)
-        saved.append({"append": number, "acked": acked, "written": number, "call": "commit", "call_index": 0,
-                      "calls": 1, "target": wal.name, "names": sorted(files), "synced_entries": None,
-                      "region": [start, after.end], "note": note})
+        saved.append(PowerCut(append=number, acked=acked, written=number, call="commit", call_index=0, calls=1,
+                              target=wal.name, names=sorted(files), synced_entries=None, region=[start, after.end],
+                              note=note))
     _manifest(out, saved)
 
 

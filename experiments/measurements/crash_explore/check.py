@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from experiments.core.crashsim.judge import compare
-from experiments.core.crashsim.recovery import recover_case
+from experiments.core.crashsim.recovery import RecoveryOutcome, recover_case
+from experiments.core.strategy import StoreSpec
 
 __all__ = ["VIOLATIONS", "REFUSING_MODES", "Expectation", "Outcome", "promised_version", "judge_state",
            "recover_state"]
@@ -118,16 +119,16 @@ def _label(exp: Expectation, index: int) -> str:
     return "old" if index == 0 else f"+{index}"
 
 
-def judge_state(exp: Expectation, result: dict[str, Any], *, acked: int, synced: int, mode: str) -> Outcome:
+def judge_state(exp: Expectation, result: RecoveryOutcome, *, acked: int, synced: int, mode: str) -> Outcome:
     """Judge what :func:`recover_case` read back from a state a crash left (module docstring)."""
     floor = promised_version(exp, acked, synced)
     seen = _acked_version(exp, acked)
-    if not result["loadable"] or result["recovered"] is None:
+    if not result.loadable or result.recovered is None:
         refused = mode in REFUSING_MODES and exp.modes_offered > 1
         kinds = ("not_loadable",) if floor is not None and not refused else ()
-        return Outcome(False, refused, kinds, len(exp.versions[seen]), 0, "-", result.get("error"))
-    recovered: list[str] = result["recovered"]
-    ids: list[str | None] = result.get("ids") or [None] * len(recovered)
+        return Outcome(False, refused, kinds, len(exp.versions[seen]), 0, "-", result.error)
+    recovered = result.recovered
+    ids = result.ids or [None] * len(recovered)
     known = {d for version in exp.versions for d in version}
     kinds: list[str] = []
     unknown = [i for i, d in enumerate(recovered) if d not in known]
@@ -143,14 +144,13 @@ def judge_state(exp: Expectation, result: dict[str, Any], *, acked: int, synced:
         kinds.append("mixed_compaction" if mixed else "invented")
     if floor is not None and min(missing for missing, _ in scores[floor:]) > 0:
         kinds.append("lost_durable")
-    if result.get("live_ok") is False:
+    if result.live_ok is False:
         kinds.append("live_mismatch")
     exact = [i for i, version in enumerate(exp.versions) if tuple(recovered) == version]
     matched = _label(exp, exact[-1]) if exact else "other"
     lost = min(missing for missing, _ in scores[seen:])
     ordered = tuple(k for k in VIOLATIONS if k in kinds)
-    discarded = int(result.get("good_lines_discarded") or 0)
-    return Outcome(True, False, ordered, lost, discarded, matched, result.get("error"))
+    return Outcome(True, False, ordered, lost, result.good_lines_discarded, matched, result.error)
 
 
 class _Hung(BaseException):
@@ -162,15 +162,14 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _Hung
 
 
-def recover_state(store_job: dict[str, Any], root: str, mode: str, timeout: float) -> dict[str, Any]:
+def recover_state(store: StoreSpec, session_id: str, root: str, mode: str, timeout: float) -> RecoveryOutcome:
     """:func:`recover_case` on ``root`` in this process, given up after ``timeout`` seconds (not loadable)."""
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        return recover_case(store_job, root, mode)
+        return recover_case(store, session_id, root, mode)
     except _Hung:
-        return {"mode": mode, "loadable": False, "recovered": None, "ids": None, "good_lines_discarded": 0,
-                "live_ok": None, "error": f"hung: recovery gave no answer in {timeout} s"}
+        return RecoveryOutcome(mode=mode, error=f"hung: recovery gave no answer in {timeout} s")
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

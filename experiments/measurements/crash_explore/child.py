@@ -23,14 +23,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import msgspec
 
 from aptmem.store import SessionStore
-from experiments.core.crashsim.oplog import OpLog
-from experiments.measurements.crash.writer import build_store, digest
+from experiments.core.children import in_fork
 from experiments.core.crashsim.fs_model import FsModel
+from experiments.core.crashsim.oplog import OpLog
+from experiments.core.crashsim.recovery import digest
+from experiments.core.strategy import StoreSpec, build_store
+from experiments.measurements.crash_explore.protocol import OperationJob
 
 __all__ = ["OPERATIONS", "Recording", "Recorder", "ModelRecorder", "MarkRecorder", "run_operation", "read_files",
            "record_in_fork"]
@@ -130,7 +133,7 @@ class MarkRecorder:
         self._mark("end")
 
 
-def _history(spec: dict[str, Any], root: str, sid: str) -> list[tuple[str, str | None]]:
+def _history(spec: StoreSpec, root: str, sid: str) -> list[tuple[str, str | None]]:
     """The session as a fresh store reads it: (digest, id) of every entry, oldest first."""
     store = build_store(spec, root)
     try:
@@ -139,29 +142,29 @@ def _history(spec: dict[str, Any], root: str, sid: str) -> list[tuple[str, str |
         store.close()
 
 
-def _compact(job: dict[str, Any], store: SessionStore, recorder: Recorder, way: str) -> None:
+def _compact(job: OperationJob, store: SessionStore, recorder: Recorder, way: str) -> None:
     from aptmem.compaction.policy import CompactionPolicy
     from aptmem.session import Session
     from aptmem.tokens import get_estimator
 
-    policy = CompactionPolicy(window=job["window"], keep_turns=job["keep_turns"], persist=way)  # type: ignore[arg-type]
-    session = Session(store, job["session_id"], policy=policy, estimator=get_estimator(job["estimator"]))
-    recorder.handed(job["entries"] + 1)
+    unit = job.unit
+    policy = CompactionPolicy(window=unit.window, keep_turns=unit.keep_turns, persist=way)  # type: ignore[arg-type]
+    session = Session(store, unit.session_id, policy=policy, estimator=get_estimator(unit.estimator))
+    recorder.handed(unit.entries + 1)
     session.compact()
     recorder.ack()
 
 
-def run_operation(job: dict[str, Any], recorder: Recorder) -> Recording:
+def run_operation(job: OperationJob, recorder: Recorder) -> Recording:
     """Build the session, record the operation (see the module docstring); return the histories
     before (``old``) and after (``new``), the entries meant (``intended``) and the final files."""
-    from experiments.workloads.transcripts import entries_from_spec
-
-    spec, root, sid = job["store"], job["root"], job["session_id"]
-    total = job["entries"] + (job["appends"] if job["operation"] == "append" else 0)
-    entries = entries_from_spec(job["workload"])
+    unit = job.unit
+    spec, root, sid = unit.strategy.store, job.root, unit.session_id
+    total = unit.entries + (unit.appends if unit.operation == "append" else 0)
+    entries = unit.workload.entries()
     if len(entries) < total:
         raise ValueError(f"the workload has {len(entries)} entries; the operation needs {total}")
-    prefix, extra = entries[: job["entries"]], entries[job["entries"] : total]
+    prefix, extra = entries[: unit.entries], entries[unit.entries : total]
     Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     store = build_store(spec, root)
     durability = str(store.capabilities.durability)
@@ -172,39 +175,40 @@ def run_operation(job: dict[str, Any], recorder: Recorder) -> Recording:
     old = _history(spec, root, sid)
     recorder.begin()
     store = build_store(spec, root)
-    if job["operation"] == "append":
+    if unit.operation == "append":
         for number, entry in enumerate(extra, len(prefix) + 1):
             recorder.handed(number)
             store.append(sid, entry)
             recorder.ack()
     else:
-        _compact(job, store, recorder, job["operation"].removeprefix("compaction_"))
+        _compact(job, store, recorder, unit.operation.removeprefix("compaction_"))
     store.close()
     recorder.ack()
     recorder.end()
-    final = read_files(root, tuple(job["ignore"]))  # before anything else opens the session
+    final = read_files(root, tuple(unit.strategy.ignore_files))  # before anything else opens the session
     return Recording(durability=durability, old=old, new=_history(spec, root, sid),  # type: ignore[arg-type]
                      intended=[(digest(e), e.id) for e in extra], final=final)
 
 
-def record_in_fork(job: dict[str, Any], timeout: float) -> Recording:
+def record_in_fork(job: OperationJob, timeout: float) -> Recording:
     """Record the operation through :class:`ModelRecorder` in a forked child (the ``os`` module is
     patched there only); return the recording with its log."""
-    from experiments.core.crashsim.recovery import in_fork
 
-    def child() -> str:
-        recorder = ModelRecorder(job["root"], tuple(job["ignore"]))
+    def child() -> Recording:
+        recorder = ModelRecorder(job.root, tuple(job.unit.strategy.ignore_files))
         recording = run_operation(job, recorder)
         recording.log = recorder.model.log
-        return msgspec.json.encode(recording).decode()
+        return recording
 
-    return msgspec.json.decode(in_fork(child, timeout), type=Recording)
+    return in_fork(child, timeout, Recording)
 
 
 def main(argv: list[str]) -> int:
     """Run the job in ``argv[0]`` with a :class:`MarkRecorder`; write the result to ``argv[1]``."""
-    job = msgspec.json.decode(Path(argv[0]).read_bytes())
-    recorder = MarkRecorder(job["root"], job["marks"], tuple(job["ignore"]))
+    job = msgspec.json.decode(Path(argv[0]).read_bytes(), type=OperationJob)
+    if job.marks is None:
+        raise ValueError(f"{argv[0]}: a traced operation needs its marks folder")
+    recorder = MarkRecorder(job.root, job.marks, tuple(job.unit.strategy.ignore_files))
     recording = run_operation(job, recorder)
     recording.initial = recorder.initial
     Path(argv[1]).write_bytes(msgspec.json.encode(recording))

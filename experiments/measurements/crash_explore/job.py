@@ -19,94 +19,36 @@ import hashlib
 import multiprocessing
 import os
 import shutil
-import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from aptmem.store import RECOVERY_MODES
+from experiments.core.runfolder import RunFolder, RunMeta, read_measurement
+from experiments.core.strategy import StrategySpec, capabilities
 from experiments.measurements.crash_explore.check import VIOLATIONS
 from experiments.measurements.crash_explore.child import OPERATIONS
-from experiments.measurements.crash_explore.unit import COUNTS, explore_unit
+from experiments.measurements.crash_explore.protocol import ExploreUnit, UnitResult
+from experiments.measurements.crash_explore.settings import CrashExploreSettings
 from experiments.measurements.crash_explore.states import KINDS
-from experiments.core.runfolder import read_measurement, write_measurement
-from experiments.core.runinfo import run_metadata
-from experiments.core.strategy import build_store, load_strategy
-from experiments.workloads.synthetic import WorkloadConfig
-from experiments.workloads.transcripts import workload_name, workload_spec
-from experiments.measurements.write_cost.samples import strategy_info
+from experiments.measurements.crash_explore.unit import COUNTS, explore_unit
+from experiments.workloads import Workload, WorkloadRequest, workload_name
 
-__all__ = ["CrashExploreSettings", "STATES_SCHEMA", "EXAMPLES_SCHEMA", "TABLES", "planned_units", "run_crash_explore",
-           "read_tables"]
+__all__ = ["EXAMPLES_SCHEMA", "STATES_SCHEMA", "TABLES", "planned_units", "read_tables", "run_crash_explore"]
 
 TABLES = ("crash_states", "crash_state_examples")
-#: Files the explorer leaves out of every state: they hold no session data (a lock; SQLite's
-#: shared-memory WAL index, rebuilt from the WAL by the first connection after a crash).
-_IGNORED = {"jsonl": [".lock"], "sqlite": ["-shm"], "full_json": []}
-
-
-@dataclass(kw_only=True)
-class CrashExploreSettings:
-    """How the crash-state explorer runs (a plain dataclass: also the Hydra schema of ``crash_explore``)."""
-
-    #: operations recorded per strategy: append | compaction_append | compaction_rewrite
-    operations: list[str] = field(default_factory=lambda: list(OPERATIONS))
-    #: entries of the session before the operation (the workload's first N), taken as already durable
-    entries: int = 12
-    #: entries the append operation appends (one store.append each) before it closes the store
-    appends: int = 2
-    #: writes of up to torn_max + 1 bytes are torn at every byte; longer ones at torn_max seeded bytes
-    torn_max: int = 8
-    #: subsets of the unsynced operations per crash point: every one up to this many, else this many seeded
-    max_subsets: int = 8
-    #: states recovered per strategy and operation at most (0: all): torn writes get half, other states the
-    #: rest, each side drawn with the seed when it has more
-    max_states: int = 60
-    #: recovery modes each state is recovered in, by stores that offer several (JSONL); the default mode always
-    modes: list[str] = field(default_factory=lambda: ["skip", "point_in_time", "truncate_tail", "strict"])
-    #: context window (tokens) of the Session whose compaction is recorded
-    window: int = 8000
-    #: turns that compaction keeps verbatim
-    keep_turns: int = 1
-    #: token estimator tier of that Session (rough | medium | precise)
-    estimator: str = "rough"
-    #: example states kept per (strategy, operation, recovery mode, problem) in crash_state_examples
-    examples: int = 3
-    #: trace SQLite's system calls with strace (SQLite is skipped, with a note, where strace cannot run)
-    strace: bool = True
-    #: worker processes (0: one per CPU)
-    workers: int = 0
-    #: seconds one state's recovery may take before it counts as hung (not loadable)
-    state_timeout_s: float = 10.0
-    #: seconds recording one operation may take
-    record_timeout_s: float = 120.0
-    #: seed of the torn-byte and subset samples
-    seed: int = 0
-    #: folder for the states (null: /dev/shm where it exists; each state is written, recovered and
-    #: removed there, and recovery's fsyncs cost nothing on a RAM disk; the states judged are the same)
-    tmp: str | None = None
-
-    def __post_init__(self) -> None:
-        if unknown := set(self.operations) - set(OPERATIONS):
-            raise ValueError(f"unknown operations {sorted(unknown)}; choose from {', '.join(OPERATIONS)}")
-        if unknown := set(self.modes) - set(RECOVERY_MODES):
-            raise ValueError(f"unknown recovery modes {sorted(unknown)}; choose from {', '.join(RECOVERY_MODES)}")
-        if min(self.entries - 4, self.appends - 1, self.torn_max - 1, self.max_subsets - 1, self.workers,
-               self.max_states) < 0:
-            raise ValueError("need entries >= 4, appends, torn_max, max_subsets >= 1, workers, max_states >= 0")
 
 
 #: The columns of ``crash_states``, in order.
 STATES_SCHEMA: dict[str, pl.DataType] = {
     "strategy": pl.String(),  # config name, e.g. jsonl_always
-    "family": pl.String(),  # jsonl | sqlite | full_json
+    "family": pl.String(),  # the strategy config's family
     "variant": pl.String(),  # the store's settings, "key=value;..." in config order
     "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
     "durability": pl.String(),  # capabilities.durability: per_append | batch | process | none
@@ -160,70 +102,48 @@ def _session_id(name: str) -> str:
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
-def _config(strategy: str | Any) -> Any:
-    return load_strategy(strategy) if isinstance(strategy, str) else strategy
-
-
-def _probe(cfg: Any) -> tuple[dict[str, Any], str, tuple[str, ...]]:
-    """A strategy's store spec, declared durability and recovery modes (from a throwaway store)."""
-    from omegaconf import OmegaConf
-
-    store = OmegaConf.to_container(cfg.store, resolve=True)
-    assert isinstance(store, dict)
-    spec = {"target": store.pop("_target_"), "kwargs": store}
-    probe = tempfile.mkdtemp(prefix="crash-explore-probe-")
-    try:
-        built = build_store(cfg, probe)
-        caps = built.capabilities
-        built.close()
-    finally:
-        shutil.rmtree(probe, ignore_errors=True)
-    return spec, str(caps.durability), tuple(caps.recovery_modes)
-
-
-def _units(strategies: Sequence[str | Any], settings: CrashExploreSettings, workload: Any, base: Path,
-           strace_problem: str | None) -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, str]]]:
+def _units(strategies: Sequence[StrategySpec], settings: CrashExploreSettings, workload: Workload, base: Path,
+           strace_problem: str | None) -> tuple[list[ExploreUnit], dict[str, Any], list[dict[str, str]]]:
     """The work: one unit per (strategy, operation); the strategies' facts; what was skipped and why."""
     units, facts, skipped = [], {}, []
     for strategy in strategies:
-        cfg = _config(strategy)
-        name, family = str(cfg.name), str(cfg.family)
-        tracer = "strace" if family == "sqlite" else "fs_model"
-        if tracer == "strace" and (strace_problem or not settings.strace):
+        name = strategy.name
+        if strategy.tracer == "strace" and (strace_problem or not settings.strace):
             skipped.append({"strategy": name, "reason": strace_problem or "crash_explore.strace is false"})
             continue
-        spec, durability, offered = _probe(cfg)
-        default = str(spec["kwargs"].get("recovery", offered[0]))
+        caps = capabilities(strategy)
+        offered = tuple(caps.recovery_modes)
+        default = strategy.default_mode(caps)
         others = [m for m in settings.modes if m in offered and m != default] if len(offered) > 1 else []
         modes = [default, *others]
-        facts[name] = {"durability": durability, "default_mode": default, "modes": modes, "tracer": tracer,
-                       "info": strategy_info(cfg)}
+        facts[name] = {"durability": str(caps.durability), "default_mode": default, "modes": modes,
+                       "tracer": strategy.tracer, "explain": {"within_promise": strategy.explain.within_promise,
+                                                              "violations": strategy.explain.violations},
+                       "spec": strategy}
         for operation in settings.operations:
-            units.append({
-                "strategy": name, "operation": operation, "store": spec, "tracer": tracer,
-                "session_id": _session_id(name), "entries": settings.entries, "appends": settings.appends,
-                "workload": workload_spec(workload, settings.entries + settings.appends * (operation == "append")),
-                "window": settings.window, "keep_turns": settings.keep_turns, "estimator": settings.estimator,
-                "ignore": _IGNORED.get(family, []), "scratch": str(base / f"{name}-{operation}"),
-                "modes": modes, "modes_offered": len(offered), "torn_max": settings.torn_max,
-                "max_subsets": settings.max_subsets, "max_states": settings.max_states, "seed": settings.seed,
-                "examples": settings.examples,
-                "state_timeout_s": settings.state_timeout_s, "record_timeout_s": settings.record_timeout_s,
-            })
+            units.append(ExploreUnit(
+                strategy=strategy, operation=operation, session_id=_session_id(name), entries=settings.entries,
+                appends=settings.appends,
+                workload=WorkloadRequest.of(workload, settings.entries + settings.appends * (operation == "append")),
+                window=settings.window, keep_turns=settings.keep_turns, estimator=settings.estimator,
+                scratch=str(base / f"{name}-{operation}"), modes=modes, modes_offered=len(offered),
+                torn_max=settings.torn_max, max_subsets=settings.max_subsets, max_states=settings.max_states,
+                seed=settings.seed, examples=settings.examples, state_timeout_s=settings.state_timeout_s,
+                record_timeout_s=settings.record_timeout_s,
+            ))
     return units, facts, skipped
 
 
-def planned_units(strategies: Sequence[str | Any], settings: CrashExploreSettings) -> int:
+def planned_units(strategies: Sequence[StrategySpec], settings: CrashExploreSettings) -> int:
     """How many (strategy, operation) units the job plans (for a progress bar)."""
     return len(strategies) * len(settings.operations)
 
 
-def _run_units(units: list[dict[str, Any]], workers: int,
-               progress: Callable[[int], object] | None) -> list[dict[str, Any]]:
+def _run_units(units: list[ExploreUnit], workers: int, progress: Callable[[int], object] | None) -> list[UnitResult]:
     """Explore every unit in worker processes (spawned: the harness process has threads)."""
     results = []
-    # SQLite's units are the slowest (a traced process, then a database opened per state): first.
-    order = sorted(units, key=lambda u: u["tracer"] != "strace")
+    # Traced units are the slowest (a traced process, then a database opened per state): first.
+    order = sorted(units, key=lambda u: u.strategy.tracer != "strace")
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(explore_unit, unit) for unit in order]
         for future in as_completed(futures):
@@ -234,10 +154,10 @@ def _run_units(units: list[dict[str, Any]], workers: int,
 
 
 def run_crash_explore(
-    strategies: Sequence[str | Any],
+    strategies: Sequence[StrategySpec],
     settings: CrashExploreSettings,
-    workload: Any,
-    out: Path,
+    workload: Workload,
+    out: Path | RunFolder,
     *,
     tmp: str | None = None,
     progress: Callable[[int], object] | None = None,
@@ -245,8 +165,8 @@ def run_crash_explore(
     """Explore every strategy's crash states; write the tables and the notes to ``out``."""
     from experiments.measurements.crash_explore.strace import strace_problem
 
+    folder = RunFolder.of(out)
     started = time.perf_counter_ns()
-    meta = run_metadata()
     problem = strace_problem() if settings.strace else None
     scratch = tmp or settings.tmp or _ram_disk()
     base = Path(os.path.realpath(tempfile.mkdtemp(prefix="aptmem-crash-explore-", dir=scratch)))
@@ -258,35 +178,34 @@ def run_crash_explore(
         results = _run_units(units, min(workers, max(1, len(units))), progress) if units else []
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    states, examples = _tables(results, facts, settings, meta)
-    notes = _notes(settings, workload, meta, facts, results, skipped, started)
-    return write_measurement(out, {"crash_states": states, "crash_state_examples": examples}, "crash_explore", notes)
+    states, examples = _tables(results, facts, settings, folder.meta)
+    notes = _notes(settings, workload, facts, results, skipped, started)
+    return folder.write("crash_explore", {"crash_states": states, "crash_state_examples": examples}, notes)
 
 
-def _tables(results: list[dict[str, Any]], facts: dict[str, Any], settings: CrashExploreSettings,
-            meta: dict[str, str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _tables(results: list[UnitResult], facts: dict[str, Any], settings: CrashExploreSettings,
+            meta: RunMeta) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The two tables from the units' results, in strategy, operation, kind, mode order."""
     order = {name: i for i, name in enumerate(facts)}
     rank = {"operation": {o: i for i, o in enumerate(OPERATIONS)}, "kind": {k: i for i, k in enumerate(KINDS)}}
     rows, examples = [], []
     for result in results:
-        fact = facts[result["strategy"]]
-        info = fact["info"]
-        fixed = {"strategy": info.strategy, "family": info.family, "variant": info.variant, "durable": info.durable,
-                 "durability": result["info"]["durability"], "operation": result["operation"]}
-        for row in result["rows"]:
+        fact = facts[result.strategy]
+        spec: StrategySpec = fact["spec"]
+        fixed = {**spec.columns(), "durability": result.info["durability"], "operation": result.operation}
+        for row in result.rows:
             rows.append({**fixed, "kind": row["kind"], "mode": row["mode"],
                          "default_mode": row["mode"] == fact["default_mode"],
                          "enumerated": row["enumerated"], "states": row["states"], **{c: row[c] for c in COUNTS},
-                         "ops": result["info"]["ops"],
+                         "ops": result.info["ops"],
                          "tracer": fact["tracer"], "entries": settings.entries,
-                         "appends": settings.appends if result["operation"] == "append" else 0,
+                         "appends": settings.appends if result.operation == "append" else 0,
                          "torn_max": settings.torn_max, "max_subsets": settings.max_subsets,
                          "max_states": settings.max_states, "seed": settings.seed,
-                         "commit": meta["commit"], "machine": meta["machine"]})
-        for example in result["examples"]:
-            examples.append({"strategy": info.strategy, "durability": fixed["durability"],
-                             "operation": result["operation"], **example})
+                         "commit": meta.commit, "machine": meta.machine})
+        for example in result.examples:
+            examples.append({"strategy": spec.name, "durability": fixed["durability"],
+                             "operation": result.operation, **example})
     modes = {m: i for i, m in enumerate(RECOVERY_MODES)}
 
     def key(row: dict[str, Any]) -> tuple[int, int, int, int, int]:
@@ -299,15 +218,15 @@ def _tables(results: list[dict[str, Any]], facts: dict[str, Any], settings: Cras
     return states, ex
 
 
-def _notes(settings: CrashExploreSettings, workload: Any, meta: dict[str, str], facts: dict[str, Any],
-           results: list[dict[str, Any]], skipped: list[dict[str, str]], started: int) -> dict[str, Any]:
+def _notes(settings: CrashExploreSettings, workload: Workload, facts: dict[str, Any], results: list[UnitResult],
+           skipped: list[dict[str, str]], started: int) -> dict[str, Any]:
     """What was explored how, and what was left out (crash_explore_notes.json)."""
-    units = {f"{r['strategy']}/{r['operation']}": r["info"] for r in results}
+    units = {f"{r.strategy}/{r.operation}": r.info for r in results}
     return {
-        "commit": meta["commit"], "machine": meta["machine"], "seed": settings.seed,
+        "seed": settings.seed,
         "workload": workload_name(workload), "workload_seed": workload.seed,
         "settings": dict(vars(settings)),
-        "strategies": {name: {k: v for k, v in fact.items() if k != "info"} for name, fact in facts.items()},
+        "strategies": {name: {k: v for k, v in fact.items() if k != "spec"} for name, fact in facts.items()},
         "units": dict(sorted(units.items())),
         "skipped": skipped,
         "model": ("POSIX, as a power loss plays it: a file's data (writes, truncates) is durable once a later "
@@ -318,7 +237,8 @@ def _notes(settings: CrashExploreSettings, workload: Any, meta: dict[str, str], 
         "tracers": {"fs_model": "the strategy's Python-level os calls, replaced on the os module in a forked writer "
                                 "(experiments/core/crashsim/fs_model.py)",
                     "strace": "the writer's system calls (strace -xx -X raw, every byte written), parsed into the same "
-                              "operations (experiments/measurements/crash_explore/strace.py); SQLite's -shm (mmap, no data) is left out"},
+                              "operations (experiments/measurements/crash_explore/strace.py); files a strategy declares "
+                              "as holding no data (ignore_files) are left out"},
         "torn_sampling": (f"a write of up to {settings.torn_max + 1} bytes is torn at every byte; a longer one at "
                           f"{settings.torn_max} seeded bytes ({sum(i['writes_sampled'] for i in units.values())} of "
                           f"{sum(i['op_kinds'].get('write', 0) for i in units.values())} writes sampled)"),
@@ -329,25 +249,3 @@ def _notes(settings: CrashExploreSettings, workload: Any, meta: dict[str, str], 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, Any]]:
     """Read a run folder's crash-state tables and notes back."""
     return read_measurement(run_dir, TABLES, "crash_explore")
-
-
-def main(argv: Sequence[str]) -> int:
-    """``python -m experiments.measurements.crash_explore.job OUT [STRATEGY ...]``: explore with the default settings
-    and write the tables and the report's section (``crash_explore.md``) to OUT (every strategy by default)."""
-    import argparse
-
-    from experiments.measurements.crash_explore.report import crash_explore_section
-    from experiments.core.strategy import strategy_names
-
-    parser = argparse.ArgumentParser(prog="python -m experiments.measurements.crash_explore.job", description=main.__doc__)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("strategies", nargs="*", default=None)
-    args = parser.parse_args(argv)
-    run_crash_explore(args.strategies or strategy_names(), CrashExploreSettings(), WorkloadConfig(), args.out)
-    (args.out / "crash_explore.md").write_text(crash_explore_section(args.out) or "", encoding="utf-8")
-    print(args.out / "crash_explore.md")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -3,56 +3,35 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
-from experiments.measurements.crash_explore.check import VIOLATIONS
-from experiments.core.figures import _pyplot, save_figure
+from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
+from experiments.core.strategy import load_strategy, strategy_names
+from experiments.measurements.crash_explore.check import VIOLATIONS
+from experiments.measurements.crash_explore.job import read_tables
 
-__all__ = ["crash_explore_section", "crash_explore_figure", "per_operation", "EXPECTED", "KNOWN"]
+__all__ = ["crash_explore_figure", "crash_explore_section", "per_operation"]
 
 _OPERATIONS = ("append", "compaction_append", "compaction_rewrite")
 _KINDS = ("prefix", "torn", "torn_zero", "zero", "dropped", "reordered", "undone")
 
-#: Why a strategy that keeps its promise still loses data in some crash states: by (family, durability).
-EXPECTED: dict[tuple[str, str], str] = {
-    ("full_json", "none"): "rewrites the whole array in place (`O_TRUNC`, then one write, no sync): a crash between the "
-                           "truncate and the end of the write leaves an empty, torn or NUL-filled array, and the whole "
-                           "session is lost, not just the last entry. Its promise is `none`",
-    ("jsonl", "process"): "never syncs: a power loss may drop, tear, NUL-fill or reorder every line written since the "
-                          "file was last synced, and recovery keeps the lines before the damage. Its promise covers a "
-                          "process crash only",
-    ("jsonl", "batch"): "syncs once per batch (and on close): a power loss may take the lines written since the last "
-                        "sync, which is what its promise allows",
-    ("sqlite", "process"): "does not sync every commit (synchronous NORMAL or OFF): a power loss may roll back the last "
-                           "commits, or with OFF leave pages of a checkpoint half written. Its promise covers a process "
-                           "crash only",
-}
+def _explanations(notes: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What each strategy's YAML explains about its results (``explain``), by strategy.
 
-#: Why a SQLite setting at synchronous=FULL in DELETE mode, durable only against a process crash, loses data.
-_DELETE_FULL = ("commits by deleting its rollback journal and, at synchronous=FULL in DELETE mode, does not fsync "
-                "the folder after that unlink (EXTRA does): a power loss may undo the unlink, bring the hot journal "
-                "back and roll the last commit back. So this setting promises a process crash only; "
-                "`sqlite_delete_extra` and WAL at FULL are the durable ones")
-
-
-def _why(family: str, durability: str, variant: str) -> str:
-    """Why a setting loses data within its promise (see :data:`EXPECTED`)."""
-    if family == "sqlite" and "journal_mode=DELETE" in variant and "synchronous=FULL" in variant:
-        return _DELETE_FULL
-    return EXPECTED.get((family, durability), f"its promise is `{durability}`")
-
-
-#: Causes of the violations the explorer has found, by (family, violation kind, state kind).
-KNOWN: dict[tuple[str, str, str], str] = {
-    ("sqlite", "lost_durable", "undone"): (
-        "SQLite commits a DELETE-mode transaction by deleting its rollback journal, and at synchronous=FULL it does "
-        "not fsync the folder after that unlink (synchronous=EXTRA does, for exactly this case: "
-        "https://www.sqlite.org/pragma.html#pragma_synchronous). Until the folder is synced the unlink may be "
-        "undone: a power loss brings the journal back, and the next open rolls the acknowledged transaction back. "
-        "WAL mode at FULL commits by syncing the WAL itself and shows no such state"),
-}
+    A run records them in its notes; for a run made before strategies declared them, they are
+    read from the strategy's config as it is now (left out when it no longer exists).
+    """
+    out = {}
+    for name, fact in notes["strategies"].items():
+        if "explain" in fact:
+            out[name] = fact["explain"]
+        elif name in strategy_names():
+            explain = load_strategy(name).explain
+            out[name] = {"within_promise": explain.within_promise, "violations": explain.violations}
+    return out
 
 
 def _default(df: pl.DataFrame) -> pl.DataFrame:
@@ -106,15 +85,21 @@ def _kinds(df: pl.DataFrame) -> pl.DataFrame:
     return wide.select("strategy", *(k for k in _KINDS if k in wide.columns))
 
 
+def _several_modes(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the strategies whose states were recovered in several modes (stores offering several)."""
+    several = df.group_by("strategy").agg(pl.col("mode").n_unique().alias("modes")).filter(pl.col("modes") > 1)
+    return df.filter(pl.col("strategy").is_in(several["strategy"].implode()))
+
+
 def _modes(df: pl.DataFrame) -> pl.DataFrame:
-    jsonl = df.filter(pl.col("family") == "jsonl")
-    if jsonl.is_empty():
-        return jsonl
+    modal = _several_modes(df)
+    if modal.is_empty():
+        return modal
     rank = {m: i for i, m in enumerate(("skip", "point_in_time", "truncate_tail", "strict"))}
-    names = {n: i for i, n in enumerate(jsonl["strategy"].unique(maintain_order=True).to_list())}
-    jsonl = jsonl.sort(pl.col("strategy").replace_strict(names), pl.col("mode").replace_strict(rank, default=9),
+    names = {n: i for i, n in enumerate(modal["strategy"].unique(maintain_order=True).to_list())}
+    modal = modal.sort(pl.col("strategy").replace_strict(names), pl.col("mode").replace_strict(rank, default=9),
                        maintain_order=True)
-    return _sums(jsonl, ["strategy", "durability", "mode"]).select(
+    return _sums(modal, ["strategy", "durability", "mode"]).select(
         "strategy", "durability", "mode", "states", "violations", "states_unloadable", "states_refused", "states_lossy",
         "acked_lost", "acked_lost_max", "good_lines_discarded")
 
@@ -122,7 +107,7 @@ def _modes(df: pl.DataFrame) -> pl.DataFrame:
 def crash_explore_figure(df: pl.DataFrame, path: Path) -> Path:
     """Two panels per strategy and operation (default recovery mode): states explored (log scale)
     and violations, beside the states that lost data within the strategy's promise."""
-    plt = _pyplot()
+    plt = pyplot()
     table = per_operation(df)
     names = table["strategy"].unique(maintain_order=True).to_list()
     operations = [o for o in _OPERATIONS if o in set(table["operation"])]
@@ -156,24 +141,25 @@ def crash_explore_figure(df: pl.DataFrame, path: Path) -> Path:
     return save_figure(fig, path)
 
 
-def _expected(df: pl.DataFrame) -> list[str]:
+def _expected(df: pl.DataFrame, explain: dict[str, dict[str, Any]]) -> list[str]:
     """One sentence per strategy that loses data within its promise (a finding, not a violation)."""
     lines = []
     rows = _sums(_default(df), ["strategy", "family", "durability", "variant"])
     for row in rows.iter_rows(named=True):
         if not row["states_lossy_allowed"]:
             continue
-        why = _why(row["family"], row["durability"], row["variant"])
+        why = explain.get(row["strategy"], {}).get("within_promise") or f"its promise is `{row['durability']}`"
         verdict = "expected, not violations" if not row["violations"] else f"and **{row['violations']} violations** besides"
         lines.append(f"- `{row['strategy']}`: of {row['states']:,} states, {row['states_unloadable']:,} not loadable and "
                      f"{row['states_lossy_allowed']:,} losing acknowledged entries as its promise allows "
                      f"({row['acked_lost']:,} entries in all, up to {row['acked_lost_max']} in one state): it {why} — "
                      f"{verdict}.")
-    modes = df.filter((pl.col("family") == "jsonl") & pl.col("mode").is_in(["skip", "point_in_time"]))
+    modes = df.filter(pl.col("mode").is_in(["skip", "point_in_time"]))
     if not modes.is_empty():
+        families = ", ".join(modes["family"].unique(maintain_order=True).to_list())
         lost = {m: int(modes.filter(pl.col("mode") == m)["acked_lost"].sum()) for m in ("skip", "point_in_time")}
         cut = int(modes.filter(pl.col("mode") == "point_in_time")["good_lines_discarded"].sum())
-        lines.append(f"- JSONL `point_in_time` stops at the first damage and cuts every line after it: it cut {cut:,} "
+        lines.append(f"- {families}: `point_in_time` stops at the first damage and cuts every line after it: it cut {cut:,} "
                      f"good lines after damage in the middle here, and lost {lost['point_in_time']:,} acknowledged "
                      f"entries in all against {lost['skip']:,} in `skip`, which keeps the good lines after damage, also an "
                      "intact line glued onto a lost write's NUL bytes with no line end between them (the reader splits "
@@ -181,18 +167,19 @@ def _expected(df: pl.DataFrame) -> list[str]:
     return lines
 
 
-def _violations(df: pl.DataFrame, examples: pl.DataFrame) -> str:
+def _violations(df: pl.DataFrame, examples: pl.DataFrame, explain: dict[str, dict[str, Any]]) -> str:
     """The violations: where they are (counts), why (where the cause is known), and examples."""
     broken = examples.filter(pl.col("violation"))
     if broken.is_empty():
         return "None: every state kept the strategy's own promise, in every recovery mode."
     parts = []
     counts = df.filter(pl.col("violations") > 0)
-    for (strategy, family), part in counts.group_by("strategy", "family", maintain_order=True):
+    for (strategy,), part in counts.group_by("strategy", maintain_order=True):
         kinds = ", ".join(f"{k.replace('_', ' ')} {int(part[k].sum()):,}" for k in VIOLATIONS if part[k].sum())
         where = ", ".join(sorted(set(part["kind"])))
-        causes = {KNOWN[(family, k, state)] for k in VIOLATIONS for state in set(part.filter(pl.col(k) > 0)["kind"])
-                  if (family, k, state) in KNOWN}
+        known = explain.get(strategy, {}).get("violations", {})
+        causes = {known[f"{k}/{state}"] for k in VIOLATIONS for state in set(part.filter(pl.col(k) > 0)["kind"])
+                  if f"{k}/{state}" in known}
         parts.append(f"- `{strategy}`: {int(part['violations'].sum()):,} states ({kinds}; state kinds: {where})."
                      + "".join(f" {cause}." for cause in sorted(causes)))
     table = broken.select("strategy", "operation", "mode", "kind", "violations", "matched", "detail").head(30)
@@ -202,8 +189,6 @@ def _violations(df: pl.DataFrame, examples: pl.DataFrame) -> str:
 
 def crash_explore_section(run_dir: Path) -> str | None:
     """The report's crash-state section (None when the run did not explore crash states)."""
-    from experiments.measurements.crash_explore.job import read_tables
-
     if not (run_dir / "crash_states.parquet").exists():
         return None
     tables, notes = read_tables(run_dir)
@@ -219,7 +204,7 @@ def crash_explore_section(run_dir: Path) -> str | None:
         f"- **What**: for each strategy, the file operations of an append ({s['appends']} entries appended to a "
         f"session of {s['entries']}, then the store closed) and of a compaction persisted both ways (`append`: a "
         "marker appended; `rewrite`: the file replaced), recorded as the strategy issued them: "
-        f"{notes['tracers']['fs_model']}; for SQLite, {notes['tracers']['strace']}. Replaying every recorded "
+        f"{notes['tracers']['fs_model']}; for strategies declaring the strace tracer, {notes['tracers']['strace']}. Replaying every recorded "
         "operation gives back the files the operation left, byte for byte (checked for each).",
         f"- **The model**: {notes['model']}",
         "- **States** (per crash point): every operation issued on disk (`prefix`); the last write torn at each byte, "
@@ -232,7 +217,7 @@ def crash_explore_section(run_dir: Path) -> str | None:
            "has more (the tables keep how many were enumerated). " if s["max_states"] else "")
         + f"Seed {notes['seed']}.",
         "- **Judged**: each state recovered as an agent would (`recover()` in the strategy's default mode, then "
-        "`iter_entries` and `read_live`; JSONL also in every other mode) and held to the strategy's own promise: "
+        "`iter_entries` and `read_live`; a store offering several modes also in every other one) and held to the strategy's own promise: "
         "`per_append` keeps every acknowledged entry, `batch` what a sync covered, `process`/`none` promise nothing "
         "after a power loss (their losses are findings, not violations). Invented or altered entries, a mix of the "
         "old and the compacted session, and `read_live` disagreeing with the history are violations whatever the "
@@ -260,17 +245,19 @@ def crash_explore_section(run_dir: Path) -> str | None:
     ]
     modes = _modes(df)
     if not modes.is_empty():
-        lines += ["### JSONL recovery modes", "",
+        families = ", ".join(_several_modes(df)["family"].unique(maintain_order=True).to_list())
+        lines += [f"### {families} recovery modes", "",
                   "`strict` and `truncate_tail` refuse damage by contract and change nothing (*refused*: the data stays "
                   "on disk for a repairing mode), so a refusal is no violation.", "",
                   markdown_table(modes, _COUNT, {"states_unloadable": "not loadable", "states_refused": "refused",
                                                  "states_lossy": "states losing acknowledged entries",
                                                  "acked_lost": "acknowledged entries lost", "acked_lost_max": "most in one state",
                                                  "good_lines_discarded": "good lines cut"}), ""]
-    expected = _expected(df)
+    explain = _explanations(notes)
+    expected = _expected(df, explain)
     if expected:
         lines += ["### Expected failures of the baselines, and why", "", *expected, ""]
-    lines += ["### Violations", "", _violations(df, examples), ""]
+    lines += ["### Violations", "", _violations(df, examples, explain), ""]
     if notes["skipped"]:
         lines += ["### Not explored", "", *(f"- `{i['strategy']}`: {i['reason']}" for i in notes["skipped"]), ""]
     return "\n".join(lines)

@@ -48,7 +48,7 @@ class UnmodelledCall(RuntimeError):
 def strace_problem() -> str | None:
     """None if strace can trace a child here; else why not (not installed, or ptrace refused)."""
     if shutil.which("strace") is None:
-        return "strace is not installed (apt-get install strace): SQLite's C-level calls cannot be traced"
+        return "strace is not installed (apt-get install strace): the C-level calls of a store declaring the strace tracer cannot be traced"
     try:
         done = subprocess.run(["strace", "-qq", "-o", os.devnull, "true"], capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as exc:

@@ -23,12 +23,13 @@ from typing import Any
 
 import msgspec
 
+from experiments.core.crashsim.images import write_image
+from experiments.core.crashsim.oplog import OpLog, replay
+from experiments.core.runinfo import REPO_ROOT, child_env
 from experiments.measurements.crash_explore.check import VIOLATIONS, Expectation, Outcome, judge_state, recover_state
 from experiments.measurements.crash_explore.child import Recording, record_in_fork
-from experiments.core.crashsim.oplog import OpLog, replay
+from experiments.measurements.crash_explore.protocol import ExploreUnit, OperationJob, UnitResult
 from experiments.measurements.crash_explore.states import Limits, StateSpec, choose, enumerate_states, materialize
-from experiments.measurements.crash.power_loss import write_image
-from experiments.core.runinfo import REPO_ROOT
 
 __all__ = ["COUNTS", "explore_unit", "record", "check_log"]
 
@@ -37,28 +38,29 @@ COUNTS = ("violations", *VIOLATIONS, "states_unloadable", "states_refused", "sta
           "acked_lost", "acked_lost_max", "good_lines_discarded")
 
 
-def _record_traced(job: dict[str, Any], folder: Path, timeout: float) -> Recording:
-    """Run the operation under strace and parse its calls (SQLite)."""
+def _record_traced(job: OperationJob, folder: Path, timeout: float) -> Recording:
+    """Run the operation under strace and parse its calls (a store whose file I/O is C code)."""
     from experiments.measurements.crash_explore.strace import parse_trace, trace_command
 
     folder.mkdir(parents=True, exist_ok=True)
     marks = folder / "marks-never-created"
     job_path, out, trace = folder / "job.json", folder / "recording.json", folder / "trace.txt"
-    job_path.write_bytes(msgspec.json.encode({**job, "marks": str(marks)}))
-    done = subprocess.run(trace_command(trace, job_path, out), cwd=REPO_ROOT, capture_output=True, timeout=timeout)
+    job_path.write_bytes(msgspec.json.encode(msgspec.structs.replace(job, marks=str(marks))))
+    done = subprocess.run(trace_command(trace, job_path, out), cwd=REPO_ROOT, env=child_env(), capture_output=True,
+                          timeout=timeout)
     if done.returncode != 0:
         tail = done.stderr.decode(errors="replace")[-2000:]
         raise RuntimeError(f"the traced operation failed ({done.returncode}): {tail}")
     recording = msgspec.json.decode(out.read_bytes(), type=Recording)
     with trace.open(encoding="ascii", errors="replace") as lines:
-        recording.log = parse_trace(lines, job["root"], str(marks), recording.initial, tuple(job["ignore"]))
+        recording.log = parse_trace(lines, job.root, str(marks), recording.initial, tuple(job.unit.strategy.ignore_files))
     trace.unlink()  # page-sized writes in hex: megabytes, needed no more
     return recording
 
 
-def record(job: dict[str, Any], folder: Path, timeout: float) -> Recording:
-    """Record the operation of ``job`` with the unit's tracer (``fs_model`` or ``strace``)."""
-    if job["tracer"] == "strace":
+def record(job: OperationJob, folder: Path, timeout: float) -> Recording:
+    """Record the operation of ``job`` with the tracer its strategy declares (``fs_model`` or ``strace``)."""
+    if job.unit.strategy.tracer == "strace":
         return _record_traced(job, folder, timeout)
     return record_in_fork(job, timeout)
 
@@ -106,38 +108,38 @@ class _Tally:
                                   "detail": spec.detail(log), "error": (outcome.error or "")[:300]})
 
 
-def explore_unit(unit: dict[str, Any]) -> dict[str, Any]:
+def explore_unit(unit: ExploreUnit) -> UnitResult:
     """Record, check and explore one (strategy, operation); return aggregates, examples and facts."""
     started = time.perf_counter_ns()
-    scratch = Path(unit["scratch"])
+    scratch = Path(unit.scratch)
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    job = {**unit, "root": str(scratch / "writer")}
+    job = OperationJob(unit=unit, root=str(scratch / "writer"))
     try:
-        recording = record(job, scratch / "trace", unit["record_timeout_s"])
+        recording = record(job, scratch / "trace", unit.record_timeout_s)
         log = recording.log
         assert log is not None
         check_log(log, recording.final)
-        exp = Expectation.build(unit["operation"], recording.durability, recording.old, recording.new,
-                                recording.intended, unit["modes_offered"])
-        limits = Limits(unit["torn_max"], unit["max_subsets"], f"{unit['seed']}:{unit['strategy']}:{unit['operation']}")
-        store_job = {"session_id": unit["session_id"], "store": unit["store"]}
-        tally = _Tally(unit["examples"])
+        exp = Expectation.build(unit.operation, recording.durability, recording.old, recording.new,
+                                recording.intended, unit.modes_offered)
+        limits = Limits(unit.torn_max, unit.max_subsets, f"{unit.seed}:{unit.strategy.name}:{unit.operation}")
+        tally = _Tally(unit.examples)
         root = scratch / "state"
         recorded_ns = time.perf_counter_ns()
         specs = list(enumerate_states(log, limits))
-        chosen = choose(specs, unit["max_states"], random.Random(f"{limits.seed}:budget"))
+        chosen = choose(specs, unit.max_states, random.Random(f"{limits.seed}:budget"))
         for spec in specs:
             tally.enumerated[spec.kind] = tally.enumerated.get(spec.kind, 0) + 1
         for spec in chosen:
             image: dict[str, bytes | None] = dict(materialize(log, spec))
             acked = log.acked_at(spec.point)
             synced = log.synced_written(spec.point, floor=exp.prefix)
-            for mode in unit["modes"]:
+            for mode in unit.modes:
                 write_image(root, image)
-                result = recover_state(store_job, str(root), mode, unit["state_timeout_s"])
-                if result.get("error"):  # scratch paths differ per run and say nothing
-                    result["error"] = str(result["error"]).replace(f"{root}/", "").replace(str(root), "<root>")
+                result = recover_state(unit.strategy.in_mode(mode), unit.session_id, str(root), mode,
+                                       unit.state_timeout_s)
+                if result.error:  # scratch paths differ per run and say nothing
+                    result.error = result.error.replace(f"{root}/", "").replace(str(root), "<root>")
                 tally.add(spec, mode, judge_state(exp, result, acked=acked, synced=synced, mode=mode), log)
                 shutil.rmtree(root)
         kinds = {}
@@ -152,11 +154,11 @@ def explore_unit(unit: dict[str, Any]) -> dict[str, Any]:
                 "record_s": round((recorded_ns - started) / 1e9, 2),
                 "explore_s": round((time.perf_counter_ns() - recorded_ns) / 1e9, 2)}
         for kind in tally.enumerated:  # a kind the budget left no state of still shows what was enumerated
-            for mode in unit["modes"]:
+            for mode in unit.modes:
                 tally.rows.setdefault((kind, mode), {"states": 0, **{c: 0 for c in COUNTS}})
         rows = [{"kind": kind, "mode": mode, "enumerated": tally.enumerated[kind], **counts}
                 for (kind, mode), counts in tally.rows.items()]
-        return {"strategy": unit["strategy"], "operation": unit["operation"], "rows": rows, "examples": tally.examples,
-                "info": info}
+        return UnitResult(strategy=unit.strategy.name, operation=unit.operation, rows=rows, examples=tally.examples,
+                          info=info)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

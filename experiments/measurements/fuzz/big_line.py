@@ -112,7 +112,7 @@ def _child(reader: str, path: str, cap: int) -> None:
 
 def measure_reader(reader: str, path: Path, cap: int, timeout: float) -> dict[str, Any]:
     """Run one reader on ``path`` in a fresh interpreter; return its measurement."""
-    from experiments.core.procmem import run_module
+    from experiments.core.children import run_module
 
     line = run_module("experiments.measurements.fuzz.big_line", [reader, str(path), str(cap)], timeout=timeout)
     return msgspec.json.decode(line)

@@ -26,9 +26,8 @@ import msgspec
 import polars as pl
 
 from aptmem.logreader import DEFAULT_LINE_CAP
+from experiments.core.estimators import build_estimator
 from experiments.measurements.fuzz.inputs import (
-    INPUT_KINDS,
-    MUTATIONS,
     FuzzInput,
     builtin_sessions,
     builtin_transcripts,
@@ -36,68 +35,18 @@ from experiments.measurements.fuzz.inputs import (
     make_input,
 )
 from experiments.measurements.fuzz.big_line import (
-    READERS,
     effective_cap,
     make_big_line,
     measure_reader,
     memory_bound,
 )
 from experiments.measurements.fuzz.targets import TARGETS, Outcome, TargetContext, clean_folder
-from experiments.core.runfolder import read_measurement, write_measurement
-from experiments.core.runinfo import run_metadata
+from experiments.core.runfolder import RunFolder, read_measurement
+from experiments.measurements.fuzz.settings import FuzzSettings
 
-__all__ = ["FuzzSettings", "run_fuzz", "planned_inputs", "read_tables", "draw_input", "TABLES"]
+__all__ = ["run_fuzz", "planned_inputs", "read_tables", "draw_input", "TABLES"]
 
 TABLES = ("fuzz", "fuzz_findings")
-
-
-@dataclass(kw_only=True)
-class FuzzSettings:
-    """How the fuzz run is made (a plain dataclass: also the Hydra schema of ``fuzz``)."""
-
-    #: inputs tried per target (every target sees the same inputs: input i is made from seed and i)
-    inputs: int = 2000
-    #: seed of every input (input i uses random.Random(f"{seed}-{i}"))
-    seed: int = 0
-    #: the targets fuzzed: reader, fsck, tokens, import, decode_line
-    targets: list[str] = field(default_factory=lambda: list(TARGETS))
-    #: what inputs are made from: random_bytes, real_transcript, aptmem_session (drawn evenly)
-    kinds: list[str] = field(default_factory=lambda: list(INPUT_KINDS))
-    #: mutation kinds applied to seed files (one to three per input)
-    mutations: list[str] = field(default_factory=lambda: list(MUTATIONS))
-    #: largest window taken from a seed file, in bytes (mutations that add may pass it a little)
-    max_input_bytes: int = 64 * 1024
-    #: line cap used for every other input of the reader and fsck targets, so lines over the cap are fuzzed too
-    small_cap: int = 4096
-    #: files or folders of real agent transcripts (*.jsonl; relative: from the repository root); missing
-    #: ones are skipped and noted, and small built-in transcripts of the same shapes stand in
-    corpus: list[str] = field(default_factory=lambda: ["tests/fixtures/real"])
-    #: estimators of the tokens target: rough:bytes, rough:chars, medium, precise:<tokenizer>
-    estimators: list[str] = field(default_factory=lambda: ["rough:bytes", "rough:chars", "medium", "precise:cl100k_base"])
-    #: size of the file holding one line with no newline (the multi-GB line check); 0 skips it
-    big_line_bytes: int = 256 * 1024 * 1024
-    #: the line cap the big line is read with (the library's default cap)
-    big_line_cap: int = DEFAULT_LINE_CAP
-    #: readers of the big-line check: scan, tail, fsck, repair, tokens_entries, import_source
-    big_line_readers: list[str] = field(default_factory=lambda: list(READERS))
-    #: memory a reader may add beyond two caps (one line, one transient copy) before it counts as unbounded, MB
-    big_line_slack_mb: int = 64
-    #: seconds one big-line reader may take
-    timeout_s: float = 900.0
-    #: reproducers saved per target and kind of finding (the counts cover all of them)
-    keep_findings: int = 5
-    #: folder for the work files and the sparse file (default: work files in /dev/shm where it exists, as
-    #: repairs fsync and a disk's sync latency would dominate; the sparse file in the system's temp folder)
-    tmp: str | None = None
-
-    def __post_init__(self) -> None:
-        for name, chosen, known in (("targets", self.targets, TARGETS), ("kinds", self.kinds, INPUT_KINDS),
-                                    ("mutations", self.mutations, MUTATIONS), ("big_line_readers", self.big_line_readers, READERS)):
-            unknown = set(chosen) - set(known)
-            if unknown:
-                raise ValueError(f"unknown {name}: {sorted(unknown)}; choose from {', '.join(known)}")
-        if self.inputs < 0 or self.max_input_bytes < 1 or self.small_cap < 1 or self.big_line_bytes < 0:
-            raise ValueError("inputs, big_line_bytes must be >= 0; max_input_bytes, small_cap >= 1")
 
 
 def planned_inputs(settings: FuzzSettings) -> int:
@@ -156,16 +105,15 @@ def _findings(outcome: Outcome) -> list[tuple[str, str]]:
     return found
 
 
-def run_fuzz(settings: FuzzSettings, out: Path, *, progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
+def run_fuzz(settings: FuzzSettings, out: Path | RunFolder, *,
+             progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
     """Fuzz every target with ``settings.inputs`` inputs, check the big-line memory bound; write the tables."""
-    from experiments.measurements.tokens.job import build_estimator
-
+    folder = RunFolder.of(out)
     started = time.perf_counter_ns()
-    meta = run_metadata()
     seeds, notes = _seeds(settings)
     estimators = [build_estimator(spec) for spec in settings.estimators]
-    out.mkdir(parents=True, exist_ok=True)
-    saved = out / "fuzz_findings"
+    folder.path.mkdir(parents=True, exist_ok=True)
+    saved = folder.path / "fuzz_findings"
     tallies: dict[tuple[str, str], _Tally] = {}
     findings: list[dict[str, object]] = []
     kept: Counter = Counter()
@@ -196,7 +144,7 @@ def run_fuzz(settings: FuzzSettings, out: Path, *, progress: Callable[[int], obj
         memory_rows = _big_line(settings, Path(tmp), findings, progress)
     rows = [_row(target, kind, tally) for (target, kind), tally in sorted(tallies.items())] + memory_rows
     table = pl.DataFrame(rows, schema=_SCHEMA).with_columns(
-        pl.lit(settings.seed).alias("seed"), pl.lit(meta["commit"]).alias("commit"), pl.lit(meta["machine"]).alias("machine"))
+        pl.lit(settings.seed).alias("seed"), *folder.meta.columns())
     finding_table = pl.DataFrame(findings, schema=_FINDING_SCHEMA)
     notes.update({
         "inputs_per_target": settings.inputs, "targets": list(settings.targets), "kinds": list(settings.kinds),
@@ -204,10 +152,9 @@ def run_fuzz(settings: FuzzSettings, out: Path, *, progress: Callable[[int], obj
         "estimators": [e.name for e in estimators], "big_line_bytes": settings.big_line_bytes,
         "big_line_cap": settings.big_line_cap, "seed": settings.seed,
         "findings": int(sum(kept.values())) + sum(1 for f in findings if f["index"] == -1),
-        "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),
     })
-    return write_measurement(out, {"fuzz": table, "fuzz_findings": finding_table}, "fuzz", notes)
+    return folder.write("fuzz", {"fuzz": table, "fuzz_findings": finding_table}, notes)
 
 
 _SCHEMA = {

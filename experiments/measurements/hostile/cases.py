@@ -30,7 +30,7 @@ from typing import Any
 
 from aptmem.entries import Assistant, User
 from aptmem.errors import AptmemError
-from experiments.core.runinfo import REPO_ROOT
+from experiments.core.runinfo import REPO_ROOT, child_env
 
 __all__ = ["Case", "SID", "SID2", "Scratch", "cli", "hostile_ids", "id_cases", "library", "main_in_process",
            "permission_cases", "run_cli", "symlink_cases", "unwritable"]
@@ -108,8 +108,7 @@ def library(scratch: Scratch, action: Callable[[], object]) -> dict[str, Any]:
 
 def run_cli(*args: str, stdin: bytes = b"", **popen: Any) -> subprocess.CompletedProcess[bytes]:
     """Run ``python -m aptmem ARGS`` as a process of its own."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "aptmem", *args], input=stdin, capture_output=True, env=env,
+    return subprocess.run([sys.executable, "-m", "aptmem", *args], input=stdin, capture_output=True, env=child_env(),
                           cwd=REPO_ROOT, timeout=120, **popen)
 
 
@@ -194,9 +193,9 @@ def hostile_ids(scratch_base: str) -> list[tuple[str, str]]:
 
 
 def _store(name: str, root: Path) -> Any:
-    from experiments.core.strategy import build_store
+    from experiments.core.strategy import build_store, load_strategy
 
-    return build_store(name, root)
+    return build_store(load_strategy(name), root)
 
 
 def id_cases() -> Iterator[Case]:

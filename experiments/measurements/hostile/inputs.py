@@ -18,7 +18,7 @@ from typing import Any
 
 from aptmem.entries import ToolCall, User
 from experiments.measurements.hostile.cases import SID, SID2, Case, Scratch, cli, library
-from experiments.core.runinfo import REPO_ROOT
+from experiments.core.runinfo import REPO_ROOT, child_env
 
 __all__ = ["DEEP", "data_cases", "io_cases"]
 
@@ -158,9 +158,8 @@ def data_cases() -> Iterator[Case]:
 def _child(scenario: str) -> Any:
     """A case that runs one :mod:`experiments.measurements.hostile.child` scenario in a fresh process."""
     def run(s: Scratch) -> dict[str, Any]:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
         done = subprocess.run([sys.executable, "-m", "experiments.measurements.hostile.child", scenario, str(s.base / "child")],
-                              capture_output=True, text=True, env=env, cwd=REPO_ROOT, timeout=300)
+                              capture_output=True, text=True, env=child_env(), cwd=REPO_ROOT, timeout=300)
         if done.returncode != 0 or not done.stdout.strip():
             tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
             return {"outcome": "failed", "error": tail, "clear": False, "intact": False, "note": "the scenario crashed"}

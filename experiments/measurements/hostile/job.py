@@ -18,8 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from experiments.core.runfolder import write_measurement
-from experiments.core.runinfo import run_metadata
+from experiments.core.runfolder import RunFolder
 
 __all__ = ["TABLES", "all_cases", "run_case", "run_hostile"]
 
@@ -51,9 +50,9 @@ def run_case(case: Any) -> dict[str, Any]:
             "error": None if error is None else str(error)[:400], "note": result.get("note") or None}
 
 
-def run_hostile(out: Path, *, progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
+def run_hostile(out: Path | RunFolder, *, progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
     """Try every case; write the ``hostile`` table (parquet and CSV) to ``out``."""
-    meta = run_metadata()
+    folder = RunFolder.of(out)
     cases = all_cases()
     rows: list[dict[str, Any] | None] = [None] * len(cases)
     serial = [i for i, case in enumerate(cases) if not case.spawns]
@@ -67,9 +66,9 @@ def run_hostile(out: Path, *, progress: Callable[[int], object] | None = None) -
             rows[index] = row
             if progress is not None:
                 progress(1)
-    table = pl.DataFrame([{**row, "commit": meta["commit"], "machine": meta["machine"]} for row in rows if row],
+    table = pl.DataFrame([{**row, "commit": folder.meta.commit, "machine": folder.meta.machine} for row in rows if row],
                          infer_schema_length=None)
-    return write_measurement(out, {"hostile": table}, "hostile", {**meta, "cases": table.height, "uid": os.geteuid()})
+    return folder.write("hostile", {"hostile": table}, {"cases": table.height, "uid": os.geteuid()})
 
 
 def planned_cases() -> int:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.core.figures import _pyplot, save_figure
+from experiments.core.figures import pyplot, save_figure
 
 __all__ = ["load_time_figure", "peak_memory_figure"]
 
@@ -48,7 +48,7 @@ def load_time_figure(summary: pl.DataFrame, path: Path) -> Path:
     ``summary`` is :func:`experiments.measurements.memory.report.memory_summary`'s table (one row per
     strategy and size); the whiskers span the fastest and slowest timed run.
     """
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     names = summary["strategy"].unique(maintain_order=True).to_list()
     for ax, (op, title) in zip(axes, _PANELS, strict=True):
@@ -73,8 +73,8 @@ def peak_memory_figure(summary: pl.DataFrame, path: Path) -> Path:
     the traced heap counts only the Python allocations of the read itself. A grey line marks
     memory equal to the session's size, for scale.
     """
-    plt = _pyplot()
-    from matplotlib.lines import Line2D  # after _pyplot(), which picks the Agg backend first
+    plt = pyplot()
+    from matplotlib.lines import Line2D  # after pyplot(), which picks the Agg backend first
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     names = summary["strategy"].unique(maintain_order=True).to_list()

@@ -37,68 +37,31 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import polars as pl
 
-from experiments.core.procmem import run_module
+from experiments.core.children import run_module
+from experiments.core.runfolder import RunFolder, RunMeta, read_measurement
+from experiments.core.strategy import StrategySpec, build_store
+from experiments.measurements.memory.settings import MemorySettings
+from experiments.measurements.memory.store_child import ReadJob, StoreResult
+from experiments.workloads import Workload, workload_entries, workload_name
 from experiments.workloads.resume import ResumeFile, ResumeSession
-from experiments.core.runfolder import read_measurement, write_measurement
-from experiments.core.runinfo import run_metadata
-from experiments.measurements.memory.store_child import StoreResult, StoreSpec
-from experiments.core.strategy import build_store, load_strategy
-from experiments.workloads.synthetic import WorkloadConfig
-from experiments.workloads.transcripts import TranscriptWorkload, workload_entries, workload_name
-from experiments.measurements.write_cost.samples import StrategyInfo, strategy_info
+from experiments.workloads.transcripts import TranscriptWorkload
 
-__all__ = ["MEMORY_SCHEMA", "OPS", "MemorySettings", "planned_measurements", "read_tables", "run_memory"]
+__all__ = ["MEMORY_SCHEMA", "OPS", "planned_measurements", "read_tables", "run_memory"]
 
 #: the measured operations, in the order each repeat runs them.
 OPS = ("full_load", "resume")
 
 
-def _default_sizes() -> list[float]:
-    return [1.0, 4.0, 16.0]
-
-
-@dataclass(kw_only=True)
-class MemorySettings:
-    """How load time and memory are measured (a plain dataclass: also the Hydra schema of ``memory``)."""
-
-    #: session sizes to measure, in MB (10^6 bytes) of the session as JSONL
-    sizes_mb: list[float] = field(default_factory=_default_sizes)
-    #: timed runs per (strategy, size, op), each in a fresh process
-    repeats: int = 3
-    #: also run tracemalloc, in one extra run per (strategy, size, op) (tracing slows the run)
-    trace: bool = True
-    #: measure the full_json family only up to this size (it parses its whole array to read anything); 0 = no cap
-    full_json_max_mb: float = 100.0
-    #: turns the compaction marker keeps verbatim (what a resume must still read before the marker)
-    keep_turns: int = 10
-    #: entries appended after the compaction marker
-    tail_entries: int = 20
-    #: measure only these of the run's strategies (names); empty = all. Sync settings do not change
-    #: how a store reads, so one config per family and journal mode is enough for a quick run.
-    strategies: list[str] = field(default_factory=list)
-    #: seconds one child may take before the job fails
-    timeout_s: float = 900.0
-    #: folder for the stores (the system's temp folder when None); it needs room for every store of one size
-    tmp: str | None = None
-
-    def __post_init__(self) -> None:
-        if not self.sizes_mb or any(s <= 0 for s in self.sizes_mb):
-            raise ValueError("sizes_mb must list sizes > 0")
-        if self.repeats < 1 or self.keep_turns < 1 or self.tail_entries < 0 or self.full_json_max_mb < 0:
-            raise ValueError("repeats and keep_turns must be >= 1, tail_entries and full_json_max_mb >= 0")
-
-
 #: the columns of the ``memory`` table, in order.
 MEMORY_SCHEMA: dict[str, pl.DataType] = {
     "strategy": pl.String(),  # config name, e.g. jsonl_none
-    "family": pl.String(),  # jsonl | sqlite | full_json
+    "family": pl.String(),  # the strategy config's family
     "variant": pl.String(),  # the store's settings, "key=value;..." in config order
     "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
     "workload": pl.String(),  # synthetic | transcript
@@ -123,22 +86,21 @@ MEMORY_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def _configs(strategies: Sequence[str | Any], settings: MemorySettings) -> list[Any]:
-    cfgs = [load_strategy(s) if isinstance(s, str) else s for s in strategies]
+def _chosen(strategies: Sequence[StrategySpec], settings: MemorySettings) -> list[StrategySpec]:
     # The subset names the strategies worth measuring; a run without any of them (its strategy
     # list was overridden) measures all of its own rather than nothing.
-    chosen = [c for c in cfgs if str(c.name) in settings.strategies]
-    return chosen or cfgs
+    chosen = [s for s in strategies if s.name in settings.strategies]
+    return chosen or list(strategies)
 
 
-def _capped(cfg: Any, size_mb: float, settings: MemorySettings) -> bool:
-    return str(cfg.family) == "full_json" and settings.full_json_max_mb > 0 and size_mb > settings.full_json_max_mb
+def _capped(strategy: StrategySpec, size_mb: float, settings: MemorySettings) -> bool:
+    return strategy.whole_reads and settings.whole_read_max_mb > 0 and size_mb > settings.whole_read_max_mb
 
 
-def planned_measurements(strategies: Sequence[str | Any], settings: MemorySettings) -> int:
+def planned_measurements(strategies: Sequence[StrategySpec], settings: MemorySettings) -> int:
     """How many child processes the job will run (for a progress bar): checks, timed and traced runs."""
     per = 1 + len(OPS) * (settings.repeats + (1 if settings.trace else 0))
-    return sum(per for cfg in _configs(strategies, settings) for size in settings.sizes_mb if not _capped(cfg, size, settings))
+    return sum(per for s in _chosen(strategies, settings) for size in settings.sizes_mb if not _capped(s, size, settings))
 
 
 def _session_id(size_mb: float) -> str:
@@ -151,23 +113,15 @@ def _files_bytes(root: Path) -> int:
     return sum(os.lstat(Path(d) / f).st_size for d, _, files in os.walk(root) for f in files)
 
 
-def _child(op: str, spec: StoreSpec, settings: MemorySettings, *, trace: bool = False) -> StoreResult:
-    args = [op, msgspec.json.encode(spec).decode()] + (["--trace"] if trace else [])
-    return msgspec.json.decode(run_module("experiments.measurements.memory.store_child", args, timeout=settings.timeout_s), type=StoreResult)
+def _child(op: str, job: ReadJob, settings: MemorySettings, *, trace: bool = False) -> StoreResult:
+    args = [op, msgspec.json.encode(job).decode()] + (["--trace"] if trace else [])
+    return msgspec.json.decode(run_module("experiments.measurements.memory.store_child", args, timeout=settings.timeout_s),
+                               type=StoreResult)
 
 
-def _spec(cfg: Any, root: Path, session_id: str) -> StoreSpec:
-    from omegaconf import OmegaConf
-
-    store = OmegaConf.to_container(cfg.store, resolve=True)
-    assert isinstance(store, dict)
-    target = str(store.pop("_target_"))
-    return StoreSpec(target=target, settings={str(k): v for k, v in store.items()}, root=str(root), session_id=session_id)
-
-
-def _write_session(cfg: Any, root: Path, session_id: str, entries: list[Any]) -> None:
-    """Write the session into a new store of ``cfg`` with one ``replace`` (see the module docstring)."""
-    store = build_store(cfg, root)
+def _write_session(strategy: StrategySpec, root: Path, session_id: str, entries: list[Any]) -> None:
+    """Write the session into a new store of ``strategy`` with one ``replace`` (see the module docstring)."""
+    store = build_store(strategy, root)
     try:
         store.replace(session_id, entries)
     finally:
@@ -184,14 +138,14 @@ def _check(name: str, size_mb: float, info: ResumeFile, got: StoreResult) -> Non
 
 
 def run_memory(
-    strategies: Sequence[str | Any],
+    strategies: Sequence[StrategySpec],
     settings: MemorySettings,
-    workload: WorkloadConfig,
-    out: Path,
+    workload: Workload,
+    out: Path | RunFolder,
     *,
     progress: Callable[[int], object] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Measure full load and resume of ``strategies`` (names or OmegaConf nodes) at every size; write the tables.
+    """Measure full load and resume of ``strategies`` at every size; write the tables.
 
     ``workload`` gives the seed and content settings of the sessions; a transcript workload gives
     their history instead (read up to each size; sizes beyond the whole transcript are measured
@@ -199,10 +153,9 @@ def run_memory(
     with 1 after every child process. Returns ``{"memory": table}``; raises ``RuntimeError`` if
     any store reads back something other than the session written to it.
     """
+    folder = RunFolder.of(out)
     started = time.perf_counter_ns()
-    cfgs = _configs(strategies, settings)
-    infos = {id(cfg): strategy_info(cfg) for cfg in cfgs}
-    meta = run_metadata()
+    chosen = _chosen(strategies, settings)
     rows: list[dict[str, object]] = []
     sessions: list[dict[str, object]] = []
     capped: list[dict[str, object]] = []
@@ -213,8 +166,8 @@ def run_memory(
         if beyond or (history is not None and sessions and sessions[-1]["exhausted"]):
             beyond.append(size_mb)
             continue
-        active = [cfg for cfg in cfgs if not _capped(cfg, size_mb, settings)]
-        capped += [{"strategy": str(cfg.name), "size_mb": size_mb} for cfg in cfgs if _capped(cfg, size_mb, settings)]
+        active = [s for s in chosen if not _capped(s, size_mb, settings)]
+        capped += [{"strategy": s.name, "size_mb": size_mb} for s in chosen if _capped(s, size_mb, settings)]
         if not active:
             continue
         if history is not None:
@@ -230,27 +183,27 @@ def run_memory(
         session_id = _session_id(size_mb)
         scratch = Path(tempfile.mkdtemp(prefix="aptmem-memory-", dir=settings.tmp))
         try:
-            specs: dict[int, StoreSpec] = {}
-            sizes: dict[int, tuple[int, int]] = {}
-            for cfg in active:
-                root = scratch / str(cfg.name)
-                _write_session(cfg, root, session_id, entries)
-                specs[id(cfg)] = spec = _spec(cfg, root, session_id)
-                check = _child("verify", spec, settings)
-                _check(str(cfg.name), size_mb, info, check)
-                sizes[id(cfg)] = (check.bytes_on_disk or 0, _files_bytes(root))
+            jobs: dict[str, ReadJob] = {}
+            sizes: dict[str, tuple[int, int]] = {}
+            for strategy in active:
+                root = scratch / strategy.name
+                _write_session(strategy, root, session_id, entries)
+                jobs[strategy.name] = job = ReadJob(store=strategy.store, root=str(root), session_id=session_id)
+                check = _child("verify", job, settings)
+                _check(strategy.name, size_mb, info, check)
+                sizes[strategy.name] = (check.bytes_on_disk or 0, _files_bytes(root))
                 checked += 1
                 if progress is not None:
                     progress(1)
             del entries  # the parent's copy is not needed while the children measure
-            plan = [(cfg, op, r, False) for r in range(settings.repeats) for cfg in active for op in OPS]
+            plan = [(s, op, r, False) for r in range(settings.repeats) for s in active for op in OPS]
             if settings.trace:
-                plan += [(cfg, op, 0, True) for cfg in active for op in OPS]
-            for cfg, op, repeat, traced in plan:
-                res = _child(op, specs[id(cfg)], settings, trace=traced)
-                _check(str(cfg.name), size_mb, info, res)
-                rows.append(_row(infos[id(cfg)], meta, workload.seed, size_mb, info, sizes[id(cfg)], res, repeat, traced,
-                                 workload_name(workload)))
+                plan += [(s, op, 0, True) for s in active for op in OPS]
+            for strategy, op, repeat, traced in plan:
+                res = _child(op, jobs[strategy.name], settings, trace=traced)
+                _check(strategy.name, size_mb, info, res)
+                rows.append(_row(strategy, folder.meta, workload.seed, size_mb, info, sizes[strategy.name], res, repeat,
+                                 traced, workload_name(workload)))
                 if progress is not None:
                     progress(1)
         finally:
@@ -259,21 +212,20 @@ def run_memory(
     notes = {
         "sizes_mb": sorted(settings.sizes_mb), "repeats": settings.repeats, "trace": settings.trace,
         "keep_turns": settings.keep_turns, "tail_entries": settings.tail_entries, "seed": workload.seed,
-        "strategies": [str(c.name) for c in cfgs], "full_json_max_mb": settings.full_json_max_mb, "capped": capped,
+        "strategies": [s.name for s in chosen], "whole_read_max_mb": settings.whole_read_max_mb, "capped": capped,
         "sessions": sessions, "written_by": "replace", "checked": checked, "workload": workload_name(workload),
         "sizes_beyond_workload": beyond,
-        "commit": meta["commit"], "machine": meta["machine"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),
     }
-    return write_measurement(out, {"memory": table}, "memory", notes)
+    return folder.write("memory", {"memory": table}, notes)
 
 
-def _row(info: StrategyInfo, meta: dict[str, str], seed: int, size_mb: float, session: ResumeFile,
+def _row(strategy: StrategySpec, meta: RunMeta, seed: int, size_mb: float, session: ResumeFile,
          sizes: tuple[int, int], res: StoreResult, repeat: int, traced: bool, workload: str = "synthetic") -> dict[str, object]:
     """One row of :data:`MEMORY_SCHEMA`."""
     return {
-        "strategy": info.strategy, "family": info.family, "variant": info.variant, "durable": info.durable,
-        "workload": workload, "seed": seed, "commit": meta["commit"], "machine": meta["machine"],
+        "strategy": strategy.name, "family": strategy.family, "variant": strategy.variant, "durable": strategy.durable,
+        "workload": workload, "seed": seed, "commit": meta.commit, "machine": meta.machine,
         "size_mb": float(size_mb), "session_bytes": session.bytes, "entries": session.entries,
         "bytes_on_disk": sizes[0], "files_bytes": sizes[1], "op": res.op, "run": "traced" if traced else "timed",
         "repeat": repeat, "wall_ns": res.wall_ns, "open_ns": res.open_ns, "entries_read": res.entries_read,

@@ -8,6 +8,7 @@ import polars as pl
 
 from experiments.core.markdown import markdown_table
 from experiments.measurements.memory.figures import load_time_figure, peak_memory_figure
+from experiments.measurements.memory.job import read_tables
 
 __all__ = ["memory_summary", "summary_markdown", "memory_section"]
 
@@ -82,8 +83,6 @@ def summary_markdown(summary: pl.DataFrame) -> str:
 
 def memory_section(run_dir: Path) -> str | None:
     """The report's memory section (None when the run did not measure memory)."""
-    from experiments.measurements.memory.job import read_tables
-
     if not (run_dir / "memory.parquet").exists():
         return None
     tables, notes = read_tables(run_dir)
@@ -100,20 +99,22 @@ def memory_section(run_dir: Path) -> str | None:
         + (f" (sizes beyond the whole transcript, measured at its own size once: {notes['sizes_beyond_workload']} MB)"
            if notes.get("sizes_beyond_workload") else "") + ". Each is the full history, then "
         f"a compaction marker keeping the last {notes['keep_turns']} turns, then {notes['tail_entries']} more entries; "
-        "each store got it with one `replace` (the fastest correct route: appending 100 MB to full_json one entry at a time is quadratic, and the write path is the write-cost section's subject).",
+        "each store got it with one `replace` (the fastest correct route: appending 100 MB one entry at a time to a store that rewrites its whole file per append is quadratic, and the write path is the write-cost section's subject).",
         "- Every read runs in a fresh subprocess (`python -m experiments.measurements.memory.store_child`): **full load** opens the store "
         "and streams every entry (`iter_entries`); **resume** opens it and calls `read_live`. Times include opening "
         f"the store; {notes['repeats']} timed runs each, round-robin over strategies, warm page cache; medians shown.",
         "- Peak RSS is the child's VmHWM (interpreter and code included; *growth* subtracts its VmHWM before the read). "
-        + ("Traced heap: tracemalloc peak of the read (Python allocations only; SQLite's own C heap is not traced), "
+        + ("Traced heap: tracemalloc peak of the read (Python allocations only; a C engine's own heap is not traced), "
            "from one extra run per cell." if notes["trace"] else "Traced heap: not measured in this run."),
         f"- Checked before measuring, for each of {notes['checked']} (strategy, size) pairs: `read_live` equals "
         "`select_live` of every entry, and the store holds exactly the session written.",
     ]
     if notes["capped"]:
         capped = sorted({c["strategy"] for c in notes["capped"]})
-        lines.append(f"- Capped: {', '.join(capped)} measured only up to {notes['full_json_max_mb']:g} MB "
-                     "(it parses its whole array to read anything); the table shows each strategy at its largest size.")
+        # Runs before the cap was keyed by what a strategy declares stored it under the family's name.
+        cap = notes["whole_read_max_mb"] if "whole_read_max_mb" in notes else notes["full_json_max_mb"]
+        lines.append(f"- Capped: {', '.join(capped)} measured only up to {cap:g} MB "
+                     "(it parses its whole session to read anything); the table shows each strategy at its largest size.")
     lines += ["", summary_markdown(summary), "",
               f"![Load time against session size]({time_fig.relative_to(run_dir)})", "",
               f"![Peak memory against session size]({memory_fig.relative_to(run_dir)})", ""]

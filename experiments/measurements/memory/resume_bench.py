@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 import polars as pl
 
-from experiments.core.procmem import run_module
+from experiments.core.children import run_module
 from experiments.measurements.memory.resume_child import ChildResult
 
 __all__ = ["SAMPLE_SCHEMA", "TIMED_MODES", "measure_resume", "run_child", "speedup", "summarize_resume"]

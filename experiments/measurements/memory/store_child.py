@@ -1,7 +1,7 @@
-"""One read of a session through a store, in a fresh process: ``python -m experiments.measurements.memory.store_child OP SPEC [--trace]``.
+"""One read of a session through a store, in a fresh process: ``python -m experiments.measurements.memory.store_child OP JOB [--trace]``.
 
-``SPEC`` is a :class:`StoreSpec` as JSON (which store class, its settings, its root, the
-session). Operations:
+``JOB`` is a :class:`ReadJob` as JSON (the strategy's store spec, its root, the session).
+Operations:
 
 * ``full_load``: open the store and stream every entry with ``iter_entries``, keeping nothing
   (what any reader of the whole history pays at least);
@@ -19,7 +19,6 @@ one JSON :class:`StoreResult`. Measuring (and why peak RSS is VmHWM) is
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 from typing import Any
@@ -27,19 +26,17 @@ from typing import Any
 import msgspec
 
 from experiments.core.procmem import measure
+from experiments.core.strategy import StoreSpec, build_store, import_target
 
-__all__ = ["OPS", "StoreSpec", "StoreResult", "open_store", "run"]
+__all__ = ["OPS", "ReadJob", "StoreResult", "run"]
 
 OPS = ("full_load", "resume", "verify")
 
 
-class StoreSpec(msgspec.Struct, kw_only=True):
+class ReadJob(msgspec.Struct, kw_only=True):
     """Which store to open, where, and which session to read."""
 
-    #: the store class as ``module.Class`` (a strategy config's ``store._target_``).
-    target: str
-    #: the rest of the strategy config's ``store`` node: keyword arguments of the class.
-    settings: dict[str, Any] = {}
+    store: StoreSpec
     root: str
     session_id: str
 
@@ -63,50 +60,22 @@ class StoreResult(msgspec.Struct, kw_only=True):
     bytes_on_disk: int | None = None
 
 
-def _has_nested_target(value: Any) -> bool:
-    if isinstance(value, dict):
-        return "_target_" in value or any(_has_nested_target(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_nested_target(v) for v in value)
-    return False
-
-
-def _store_class(spec: StoreSpec) -> Any:
-    module, _, name = spec.target.rpartition(".")
-    return getattr(importlib.import_module(module), name)
-
-
-def open_store(spec: StoreSpec) -> Any:
-    """Build the store of ``spec``, as Hydra's ``instantiate`` would for the strategy config.
-
-    Flat settings (every shipped strategy) are passed straight to the class: importing Hydra in
-    every child would add ~0.2 s and ~10 MB to each of hundreds of processes. Settings that hold
-    a nested ``_target_`` go through Hydra after all.
-    """
-    if _has_nested_target(spec.settings):
-        from hydra.utils import instantiate
-
-        return instantiate({"_target_": spec.target, **spec.settings}, root=spec.root)
-    return _store_class(spec)(root=spec.root, **spec.settings)
-
-
-def run(op: str, spec: StoreSpec, trace: bool = False) -> StoreResult:
-    """Do ``op`` on the session of ``spec`` in this process; measure it."""
+def run(op: str, job: ReadJob, trace: bool = False) -> StoreResult:
+    """Do ``op`` on the session of ``job`` in this process; measure it."""
     from aptmem.store import select_live
 
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; choose one of {', '.join(OPS)}")
-    if not _has_nested_target(spec.settings):
-        _store_class(spec)  # import the store's module now, outside the measurement
+    import_target(job.store.target)  # import the store's module now, outside the measurement
     holder: list[Any] = []
 
     def work() -> tuple[int, int, int | None, bool | None, int | None]:
         """(open ns, entries read, live entries, verified, bytes on disk) of the op."""
         t0 = time.perf_counter_ns()
-        store = open_store(spec)
+        store = build_store(job.store, job.root)
         opened = time.perf_counter_ns() - t0
         holder.append(store)
-        sid = spec.session_id
+        sid = job.session_id
         if op == "full_load":
             read = 0
             for _ in store.iter_entries(sid):
@@ -130,14 +99,14 @@ def run(op: str, spec: StoreSpec, trace: bool = False) -> StoreResult:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse ``OP SPEC_JSON [--trace]``, run, print the result as one JSON line."""
+    """Parse ``OP JOB_JSON [--trace]``, run, print the result as one JSON line."""
     args = list(sys.argv[1:] if argv is None else argv)
     trace = "--trace" in args
     args = [a for a in args if a != "--trace"]
     if len(args) != 2:
-        print("usage: python -m experiments.measurements.memory.store_child OP SPEC_JSON [--trace]", file=sys.stderr)
+        print("usage: python -m experiments.measurements.memory.store_child OP JOB_JSON [--trace]", file=sys.stderr)
         return 2
-    result = run(args[0], msgspec.json.decode(args[1], type=StoreSpec), trace)
+    result = run(args[0], msgspec.json.decode(args[1], type=ReadJob), trace)
     sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
     return 0
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.core.figures import _pyplot, save_figure
+from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 
 __all__ = ["error_figure", "error_markdown", "speed_figure", "speed_markdown", "tokens_section"]
@@ -75,7 +75,7 @@ def error_figure(acc: pl.DataFrame, path: Path, reference: str) -> Path:
 
     The reference tokenizer itself is left out: its error is 0 by definition.
     """
-    plt = _pyplot()
+    plt = pyplot()
     colors = _palette(plt, acc)
     acc = acc.filter(~((pl.col("tier") == "precise") & (pl.col("tokenizer") == pl.col("reference"))))
     summary = acc.group_by("estimator", "kind").agg(pl.col("abs_pct").mean().alias("mape"),
@@ -99,7 +99,7 @@ def error_figure(acc: pl.DataFrame, path: Path, reference: str) -> Path:
 
 def speed_figure(speed_summary: pl.DataFrame, acc: pl.DataFrame, path: Path) -> Path:
     """Grouped bars per content kind: median µs per 1,000 characters of each estimator (log scale)."""
-    plt = _pyplot()
+    plt = pyplot()
     per_kind = speed_summary.filter(pl.col("kind") != "all")
     order = [n for n in _order(acc) if n in set(per_kind["estimator"].to_list())]
     kinds = [k for k in _kinds(acc) if k in set(per_kind["kind"].to_list())]

@@ -32,7 +32,7 @@ from aptmem.importers.usage import Request
 from aptmem.jsonl_store import JsonlStore
 from aptmem.replay import replay
 from aptmem.tokens import Estimator
-from experiments.measurements.compaction.replay import ObservedSession
+from experiments.core.observed_session import ObservedSession
 
 __all__ = ["AGENT_RESERVE", "EVENT_SCHEMA", "REPLAY_SCHEMA", "ReplaySpec", "agent_trigger", "compare_session"]
 

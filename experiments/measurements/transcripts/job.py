@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +36,17 @@ from aptmem.importers.usage import (
     tier_stats,
 )
 from aptmem.tokens import get_estimator
-from experiments.core.runfolder import read_measurement, write_measurement
-from experiments.core.runinfo import run_metadata
+from experiments.core.runfolder import RunFolder, read_measurement
 from experiments.measurements.transcripts.compare import (
     EVENT_SCHEMA,
     REPLAY_SCHEMA,
     ReplaySpec,
     compare_session,
 )
+from experiments.measurements.transcripts.settings import TranscriptsSettings
 from experiments.workloads.transcripts import transcript_files
 
-__all__ = ["TABLES", "USAGE_SCHEMA", "SUMMARY_SCHEMA", "TranscriptsSettings", "planned_steps", "read_tables",
+__all__ = ["TABLES", "USAGE_SCHEMA", "SUMMARY_SCHEMA", "planned_steps", "read_tables",
            "run_transcripts"]
 
 TABLES = ("usage", "usage_summary", "transcript_compaction", "transcript_compaction_events")
@@ -66,42 +65,6 @@ SUMMARY_SCHEMA = {"format": pl.String, "tier": pl.String, "sessions": pl.Int64, 
                   "mape_overhead_pct": pl.Float64, "median_ratio_overhead": pl.Float64, "median_overhead": pl.Float64,
                   "split": pl.String, "folds": pl.Int64, "intercept": pl.Float64, "slope": pl.Float64,
                   "train_mape_pct": pl.Float64, "test_mape_pct": pl.Float64, "test_requests": pl.Int64}
-
-
-def _default_tiers() -> list[str]:
-    return ["rough:bytes", "rough:chars", "medium", "precise:cl100k_base", "precise:tekken"]
-
-
-@dataclass(kw_only=True)
-class TranscriptsSettings:
-    """What the transcripts measurement reads and how (a plain dataclass: also the Hydra schema of ``transcripts``)."""
-
-    #: a transcript or a folder of them; relative paths start at the repository's root
-    path: str = "tests/fixtures/real"
-    #: their format: auto (detected per file), claude-code or pi
-    format: str = "auto"
-    #: tiers scored against the reported usage; a precise tokenizer that cannot load offline is left out (noted)
-    tiers: list[str] = field(default_factory=_default_tiers)
-    #: context windows the sessions are replayed at (tokens); the agents' own window is 200k
-    windows: list[int] = field(default_factory=lambda: [200_000, 32_000])
-    #: the cheap tier of each replay (one replay per tier and window)
-    replay_tiers: list[str] = field(default_factory=lambda: ["medium"])
-    #: the precise tokenizer that confirms near the trigger; null = the cheap tier decides alone
-    confirm: str | None = "cl100k_base"
-    #: aptmem's policy: trigger and target shares of the window, turns kept verbatim
-    trigger: float = 0.8
-    target: float = 0.3
-    keep_turns: int = 10
-
-    def __post_init__(self) -> None:
-        if self.format not in ("auto", "claude-code", "pi"):
-            raise ValueError(f"format must be auto, claude-code or pi, not {self.format!r}")
-        if not self.tiers or not self.windows or not self.replay_tiers:
-            raise ValueError("tiers, windows and replay_tiers must not be empty")
-        for spec in (*self.tiers, *self.replay_tiers):
-            tier = spec.partition(":")[0]
-            if tier not in ("rough", "medium", "precise"):
-                raise ValueError(f"unknown tier {spec!r}: use rough:bytes, rough:chars, medium or precise:<tokenizer>")
 
 
 def _files(settings: TranscriptsSettings) -> tuple[list[Path], str | None]:
@@ -160,12 +123,12 @@ def _summary_rows(requests: list[Request], tiers: list[str]) -> list[dict[str, A
     return rows
 
 
-def run_transcripts(settings: TranscriptsSettings, out: Path, *, tmp: str | None = None,
+def run_transcripts(settings: TranscriptsSettings, out: Path | RunFolder, *, tmp: str | None = None,
                     progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
     """Score and replay every transcript of ``settings.path``; write the tables and notes to ``out``."""
+    folder = RunFolder.of(out)
     tick = progress or (lambda n: None)
     started = time.perf_counter_ns()
-    meta = run_metadata()
     notes: list[str] = []
     files, missing = _files(settings)
     if missing:
@@ -198,7 +161,7 @@ def run_transcripts(settings: TranscriptsSettings, out: Path, *, tmp: str | None
                 events += found_events
                 replays.append(summary)
                 tick(1)
-    stamp = [pl.lit(meta["commit"]).alias("commit"), pl.lit(meta["machine"]).alias("machine")]
+    stamp = folder.meta.columns()
     tables = {
         "usage": pl.DataFrame(_usage_rows(requests, estimators), schema=USAGE_SCHEMA),
         "usage_summary": pl.DataFrame(_summary_rows(requests, list(estimators)), schema=SUMMARY_SCHEMA),
@@ -210,9 +173,8 @@ def run_transcripts(settings: TranscriptsSettings, out: Path, *, tmp: str | None
            "estimators": {t: e.name for t, e in estimators.items()}, "windows": list(settings.windows),
            "replay_tiers": list(settings.replay_tiers), "confirm": settings.confirm, "trigger": settings.trigger,
            "target": settings.target, "keep_turns": settings.keep_turns, "sources": sources, "notes": notes,
-           "skipped": missing, "commit": meta["commit"], "machine": meta["machine"],
-           "seconds": round((time.perf_counter_ns() - started) / 1e9, 2)}
-    return write_measurement(out, tables, "transcripts", doc)
+           "skipped": missing, "seconds": round((time.perf_counter_ns() - started) / 1e9, 2)}
+    return folder.write("transcripts", tables, doc)
 
 
 def read_tables(run_dir: Path) -> tuple[dict[str, pl.DataFrame], dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from experiments.core.figures import _pyplot, save_figure
+from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 
 __all__ = ["compaction_figure", "transcripts_section", "usage_figure"]
@@ -22,7 +22,7 @@ def _pct(value: float | None) -> str:
 
 def usage_figure(usage: pl.DataFrame, path: Path) -> Path:
     """Reported input tokens against each tier's estimate, one panel per format, with y = x."""
-    plt = _pyplot()
+    plt = pyplot()
     formats = usage["format"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(1, len(formats), figsize=(6.5 * len(formats), 5.5), squeeze=False)
     for ax, fmt in zip(axes[0], formats, strict=True):
@@ -46,7 +46,7 @@ def usage_figure(usage: pl.DataFrame, path: Path) -> Path:
 
 def compaction_figure(usage: pl.DataFrame, events: pl.DataFrame, replays: pl.DataFrame, path: Path) -> Path:
     """Per session: reported tokens per request, the best tier's estimate, both triggers, and compactions."""
-    plt = _pyplot()
+    plt = pyplot()
     sessions = replays.select("format", "session").unique(maintain_order=True).rows()
     fig, axes = plt.subplots(len(sessions), 1, figsize=(11, 3.2 * len(sessions) + 1), squeeze=False)
     tier = "precise:cl100k_base" if "precise:cl100k_base" in usage["tier"].to_list() else usage["tier"][0]

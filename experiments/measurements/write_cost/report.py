@@ -6,10 +6,11 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.core.figures import append_latency_figure
+from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
+from experiments.measurements.write_cost.job import read_tables
 
-__all__ = ["summary_markdown", "goals_markdown", "write_cost_section"]
+__all__ = ["append_latency_figure", "goals_markdown", "summary_markdown", "write_cost_section"]
 
 
 def _us(ns: float) -> str:
@@ -18,6 +19,41 @@ def _us(ns: float) -> str:
 
 def _x(ratio: float) -> str:
     return f"{ratio:.2f}x" if ratio < 100 else f"{ratio:,.0f}x"
+
+
+def append_latency_figure(samples: pl.DataFrame, path: Path, *, window: int = 50) -> Path:
+    """Append latency against entry number, one line per strategy, log scale; raw write for scale.
+
+    Each line is the median over consecutive blocks of ``window`` entries (every sample is in
+    the table; the blocks only make 5,000 points per strategy readable).
+    """
+    plt = pyplot()
+    blocked = (
+        samples.with_columns(((pl.col("seq") - 1) // window * window + window // 2).alias("block"))
+        .group_by("strategy", "kind", "block")
+        .agg(pl.col("latency_ns").median().alias("p50_ns"))
+        .sort("block")
+    )
+    fig, ax = plt.subplots(figsize=(10, 6))
+    names = samples.filter(pl.col("kind") == "strategy")["strategy"].unique(maintain_order=True).to_list()
+    colors = plt.get_cmap("tab20").colors  # 20 distinct colours: one per strategy, none repeated
+    for index, name in enumerate(names):
+        part = blocked.filter((pl.col("strategy") == name) & (pl.col("kind") == "strategy"))
+        ax.plot(part["block"], part["p50_ns"] / 1000, label=name, linewidth=1.4, color=colors[index % len(colors)],
+                linestyle=("-", "--", ":", "-.")[index // len(colors) % 4])
+    raw = (
+        samples.filter(pl.col("kind") == "raw_write")
+        .with_columns(((pl.col("seq") - 1) // window * window + window // 2).alias("block"))
+        .group_by("block").agg(pl.col("latency_ns").median().alias("p50_ns")).sort("block")
+    )
+    ax.plot(raw["block"], raw["p50_ns"] / 1000, label="raw os.write (same bytes)", color="black", linestyle="--", linewidth=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("entry number in the session")
+    ax.set_ylabel(f"append latency, median per {window} entries (µs, log scale)")
+    ax.set_title("Append latency as the session grows")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    return save_figure(fig, path)
 
 
 def summary_markdown(summary: pl.DataFrame) -> str:
@@ -50,8 +86,6 @@ def goals_markdown(goals: pl.DataFrame) -> str:
 
 def write_cost_section(run_dir: Path) -> str | None:
     """The report's write-cost section (None when the run did not measure write cost)."""
-    from experiments.measurements.write_cost.job import read_tables
-
     if not (run_dir / "write_cost_samples.parquet").exists():
         return None
     tables, notes = read_tables(run_dir)

@@ -48,18 +48,16 @@ import shutil
 import tempfile
 import uuid
 from array import array
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from time import perf_counter_ns
-from typing import Any
 
 import polars as pl
 
 from aptmem.entries import Entry, decode_line, encode_line
-from experiments.core.strategy import build_store, load_strategy
+from experiments.core.strategy import StrategySpec, build_store, capabilities
 
-__all__ = ["KINDS", "SAMPLE_SCHEMA", "StrategyInfo", "declared_durability", "measure_strategies", "measure_write_cost", "strategy_info"]
+__all__ = ["KINDS", "SAMPLE_SCHEMA", "measure_strategies", "measure_write_cost", "replayed"]
 
 #: the ``kind`` of a sample.
 KINDS = ("strategy", "raw_write", "encode", "raw_write_fdatasync")
@@ -67,7 +65,7 @@ KINDS = ("strategy", "raw_write", "encode", "raw_write_fdatasync")
 #: the columns of the samples table, in order.
 SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "strategy": pl.String(),  # config name, e.g. jsonl_none
-    "family": pl.String(),  # jsonl | sqlite | full_json
+    "family": pl.String(),  # the strategy config's family
     "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
     "durability": pl.String(),  # the store's declared capabilities.durability
     "variant": pl.String(),  # the store's settings, "key=value;..." in config order
@@ -79,29 +77,6 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-@dataclass(frozen=True)
-class StrategyInfo:
-    """The descriptive columns of one strategy config."""
-
-    strategy: str
-    family: str
-    durable: bool
-    variant: str
-
-
-def strategy_info(cfg: Any) -> StrategyInfo:
-    """Describe a strategy config (an OmegaConf node or a name) for the table's leading columns."""
-    if isinstance(cfg, str):
-        cfg = load_strategy(cfg)
-    settings = {k: v for k, v in cfg.store.items() if k != "_target_"}
-    return StrategyInfo(
-        strategy=str(cfg.name),
-        family=str(cfg.family),
-        durable=bool(cfg.durable),
-        variant=";".join(f"{k}={v}" for k, v in settings.items()),
-    )
-
-
 def _session_id(name: str) -> str:
     # A fixed id per strategy, so reruns touch the same file names; shaped as a UUID v4.
     digest = hashlib.sha256(f"aptmem-write-cost:{name}".encode()).digest()
@@ -109,7 +84,7 @@ def _session_id(name: str) -> str:
 
 
 def measure_write_cost(
-    strategy: str | Any,
+    strategy: StrategySpec,
     entries: Sequence[Entry],
     *,
     base_dir: str | os.PathLike[str] | None = None,
@@ -130,8 +105,6 @@ def measure_write_cost(
     times the number of kinds measured rows. Raises ``RuntimeError`` if the store does not hold
     exactly the appended entries afterwards.
     """
-    cfg = load_strategy(strategy) if isinstance(strategy, str) else strategy
-    info = strategy_info(cfg)
     kinds = 4 if sync_baseline else 3
     lines = [encode_line(e) for e in entries]  # the raw writes get exactly these bytes, pre-encoded
     # The strategy appends fresh copies decoded from those bytes, as an agent appends objects it
@@ -143,17 +116,17 @@ def measure_write_cost(
     n = len(entries)
     latency = array("q", bytes(8 * kinds * n))  # preallocated: nothing is allocated while timing
     slots = array("b", bytes(kinds * n))
-    root = Path(tempfile.mkdtemp(prefix=f"write-cost-{info.strategy}-", dir=base_dir))
+    root = Path(tempfile.mkdtemp(prefix=f"write-cost-{strategy.name}-", dir=base_dir))
     fds: list[int] = []
     store = None
     try:
-        store = build_store(cfg, root / "store")
+        store = build_store(strategy, root / "store")
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
         raw_fd = os.open(root / "raw.jsonl", flags, 0o600)
         fds.append(raw_fd)
         sync_fd = os.open(root / "raw_fdatasync.jsonl", flags, 0o600)
         fds.append(sync_fd)
-        session = _session_id(info.strategy)
+        session = _session_id(strategy.name)
         append, write, fdatasync, encode = store.append, os.write, os.fdatasync, encode_line
         perms = list(itertools.permutations(range(kinds)))
         order_rng = random.Random(order_seed)
@@ -201,7 +174,7 @@ def measure_write_cost(
         stored = store.stats(session).entries if n else 0
         store.close()
         if stored != n:
-            raise RuntimeError(f"{info.strategy}: appended {n} entries but the store holds {stored}")
+            raise RuntimeError(f"{strategy.name}: appended {n} entries but the store holds {stored}")
         durability = str(store.capabilities.durability)
     finally:
         if store is not None:
@@ -209,20 +182,21 @@ def measure_write_cost(
         for fd in fds:
             os.close(fd)
         shutil.rmtree(root, ignore_errors=True)
-    return _table(info, durability, lines, latency, slots, kinds)
+    return _table(strategy, durability, lines, latency, slots, kinds)
 
 
-def _table(info: StrategyInfo, durability: str, lines: list[bytes], latency: array, slots: array, kinds: int) -> pl.DataFrame:
+def _table(strategy: StrategySpec, durability: str, lines: list[bytes], latency: array, slots: array,
+           kinds: int) -> pl.DataFrame:
     """Lay the samples out as the tidy table of :data:`SAMPLE_SCHEMA`."""
     n = len(lines)
     sizes = [len(line) for line in lines]
     return pl.DataFrame(
         {
-            "strategy": [info.strategy] * (kinds * n),
-            "family": [info.family] * (kinds * n),
-            "durable": [info.durable] * (kinds * n),
+            "strategy": [strategy.name] * (kinds * n),
+            "family": [strategy.family] * (kinds * n),
+            "durable": [strategy.durable] * (kinds * n),
             "durability": [durability] * (kinds * n),
-            "variant": [info.variant] * (kinds * n),
+            "variant": [strategy.variant] * (kinds * n),
             "seq": [i + 1 for i in range(n) for _ in range(kinds)],
             "bytes": [s for s in sizes for _ in range(kinds)],
             "kind": list(KINDS[:kinds]) * n,
@@ -234,10 +208,10 @@ def _table(info: StrategyInfo, durability: str, lines: list[bytes], latency: arr
 
 
 def measure_strategies(
-    names: Sequence[str | Any],
+    strategies: Sequence[StrategySpec],
     entries: Sequence[Entry],
     *,
-    limits: Mapping[str, int] | None = None,
+    quadratic_entries: int = 0,
     base_dir: str | os.PathLike[str] | None = None,
     sync_baseline: str = "per_append",
     order_seed: int = 0,
@@ -245,37 +219,28 @@ def measure_strategies(
 ) -> pl.DataFrame:
     """Measure each strategy in turn on (a prefix of) ``entries``; return all samples in one table.
 
-    ``limits`` caps how many entries a strategy replays, keyed by strategy name or family
-    (a name wins): ``{"full_json": 1000}`` replays full_json for its first 1,000 entries only,
-    because each of its appends rewrites the whole history (quadratic in total).
+    A strategy that declares ``quadratic_appends`` (each append rewrites the whole history, so the
+    replay is quadratic in total) replays only its first ``quadratic_entries`` entries (0: all).
     ``sync_baseline`` is ``"per_append"`` (time ``os.write`` + ``fdatasync`` only beside
     strategies that declare per-append durability, the ones it is compared with; the others run
     without fdatasyncs beside them, see the module docstring) or ``"all"`` (beside every one).
     """
     if sync_baseline not in ("all", "per_append"):
         raise ValueError("sync_baseline must be 'all' or 'per_append'")
-    limits = dict(limits or {})
     tables = []
-    for name in names:
-        cfg = load_strategy(name) if isinstance(name, str) else name
-        count = min(len(entries), limits.get(str(cfg.name), limits.get(str(cfg.family), len(entries))))
-        with_sync = sync_baseline == "all" or declared_durability(cfg) == "per_append"
+    for strategy in strategies:
+        count = replayed(strategy, len(entries), quadratic_entries)
+        with_sync = sync_baseline == "all" or capabilities(strategy).durability == "per_append"
         tables.append(
-            measure_write_cost(cfg, entries[:count], base_dir=base_dir, sync_baseline=with_sync,
+            measure_write_cost(strategy, entries[:count], base_dir=base_dir, sync_baseline=with_sync,
                                order_seed=order_seed, progress=progress)
         )
     return pl.concat(tables) if tables else pl.DataFrame(schema=SAMPLE_SCHEMA)
 
 
-def declared_durability(cfg: Any) -> str:
-    """The ``capabilities.durability`` a strategy declares (read from a store built in a scratch folder)."""
-    if isinstance(cfg, str):
-        cfg = load_strategy(cfg)
-    scratch = tempfile.mkdtemp(prefix="write-cost-probe-")
-    try:
-        store = build_store(cfg, scratch)
-        durability = store.capabilities.durability
-        store.close()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return str(durability)
+def replayed(strategy: StrategySpec, entries: int, quadratic_entries: int) -> int:
+    """How many of ``entries`` the strategy replays: all, or at most ``quadratic_entries`` (when not 0)
+    of a strategy whose appends rewrite the whole history."""
+    if strategy.quadratic_appends and quadratic_entries:
+        return min(entries, quadratic_entries)
+    return entries
