@@ -19,7 +19,7 @@ from omegaconf import DictConfig
 from experiments.core.measurement import Measurement
 from experiments.core.strategy import CONFIG_DIR
 
-__all__ = ["measure_all", "run"]
+__all__ = ["benchmark", "measure_all", "measure_one", "run"]
 
 
 # An absolute config path: a relative one is resolved as a Python package when the app is
@@ -81,3 +81,39 @@ def measure_all(cfg: DictConfig, out: Path, measurements: Sequence[Measurement] 
                 measurement.run(settings, ctx, bar.update)
             if cfg.progress:
                 print(f"{measurement.name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+
+
+def measure_one(name: str, overrides: Sequence[str], out: Path, preset: str) -> Path:
+    """Measure ``name`` alone into ``out`` with the config the app composes for ``overrides`` (``experiment=preset``
+    unless they name a preset), without Hydra's run folder; build the report; return its path.
+
+    What a benchmark script runs: the same measurement, settings and report as ``python -m
+    experiments run measure=[name]``, with no second set of settings.
+    """
+    from experiments.core.config import compose
+    from experiments.measurements import MEASUREMENTS
+    from experiments.report.page import build_report
+
+    chosen = [] if any(o.startswith("experiment=") for o in overrides) else [f"experiment={preset}"]
+    cfg = compose(MEASUREMENTS, [*chosen, *overrides, f"measure=[{name}]"])
+    measure_all(cfg, out)
+    return build_report(out)
+
+
+def benchmark(argv: Sequence[str] | None, *, name: str, preset: str, description: str) -> int:
+    """A benchmark script's command line: ``[--out DIR] [HYDRA OVERRIDES...]``; measure ``name`` alone
+    (:func:`measure_one`), print the report, and last its path. Returns the exit status."""
+    import argparse
+
+    from experiments.core.runinfo import REPO_ROOT
+
+    parser = argparse.ArgumentParser(description=description, epilog="The overrides are those of "
+                                     "`python -m experiments run`; experiment=" + preset + " unless another preset is named.")
+    parser.add_argument("--out", type=Path, default=None, help=f"output folder (default reports/runs/{name}-<time>)")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides of the run config")
+    args = parser.parse_intermixed_args(argv)
+    out = args.out or REPO_ROOT / "reports" / "runs" / time.strftime(f"{name}-%Y%m%d-%H%M%S")
+    report = measure_one(name, args.overrides, out, preset=preset)
+    print(report.read_text(encoding="utf-8"))
+    print(report)
+    return 0

@@ -194,3 +194,13 @@ def test_the_restated_default_check_catches_a_restated_default() -> None:
     assert _restated({"entries": 5000, "late_size": 7}, _defaults(wc), "x") == ["x.entries = 5000 (the schema's default)"]
     assert _restated({"early": [1, 100]}, _defaults(wc), "x")  # a tuple default spelled as a YAML list
     assert not _restated({"seed": "${seed}"}, {"seed": 0}, "x")
+
+
+def test_a_group_file_changes_its_schema_and_a_preset_changes_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    """configs/<name>/default.yaml lands over the schema's defaults, the preset over both, the command line last."""
+    monkeypatch.setenv("APTMEM_TRANSCRIPTS", "/somewhere/else")
+    cfg = OmegaConf.to_object(_compose("seed=5"))
+    assert cfg.crash.seed == 5  # crash/default.yaml: the run's seed
+    assert cfg.transcripts.path == "/somewhere/else"  # transcripts/default.yaml: the environment
+    assert cfg.memory.repeats == 2 and cfg.memory.trace is True  # experiment=default changes one, not the other
+    assert OmegaConf.to_object(_compose("memory.repeats=9")).memory.repeats == 9

@@ -50,7 +50,8 @@ def run_schema(measurements: Sequence[Measurement]) -> type:
     list naming each measurement's group (``configs/<name>/default.yaml``)."""
     names = [m.name for m in measurements]
     fields: list[tuple[str, Any, Any]] = [
-        ("defaults", list[Any], field(default_factory=lambda: [{name: "default"} for name in names] + ["_self_"])),
+        # _self_ first: the schema's defaults, then each group's YAML over them.
+        ("defaults", list[Any], field(default_factory=lambda: ["_self_", *({name: "default"} for name in names)])),
         ("measure", list[str], field(default_factory=lambda: list(names))),
     ]
     fields += [(m.name, m.settings, field(default_factory=m.settings)) for m in measurements]
