@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from experiments.core.metric import Metric
-from experiments.core.runfolder import RunFolder
-from experiments.core.strategy import StrategySpec
+
+if TYPE_CHECKING:  # types only: a measurement's child processes import its package, and they stay light
+    from experiments.core.runfolder import RunFolder
+    from experiments.core.strategy import StrategySpec
 
 __all__ = ["Measurement", "Progress", "RunContext"]
 

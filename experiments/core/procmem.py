@@ -12,14 +12,15 @@ exec'd child starts at its parent's RSS at the fork (measured: a 300 MB parent m
 from __future__ import annotations
 
 import resource
+import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import msgspec
 
-__all__ = ["Measured", "measure", "peak_rss_bytes"]
+__all__ = ["Measured", "child_main", "measure", "peak_rss_bytes"]
 
 _T = TypeVar("_T")
 
@@ -66,3 +67,16 @@ def measure(work: Callable[[], _T], *, trace: bool = False) -> tuple[_T, Measure
     if trace:
         tracemalloc.stop()
     return result, Measured(wall_ns=wall, rss_before_bytes=before, peak_rss_bytes=peak_rss_bytes(), traced_peak_bytes=traced)
+
+
+def child_main(argv: Sequence[str] | None, usage: str, work: Callable[[str, str, bool], msgspec.Struct]) -> int:
+    """A measuring child's command line, ``WHAT ARG [--trace]``: run ``work(what, arg, trace)`` and print its
+    result as one JSON line (2 and ``usage`` on stderr for anything else)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    trace = "--trace" in args
+    args = [a for a in args if a != "--trace"]
+    if len(args) != 2:
+        print(f"usage: {usage}", file=sys.stderr)
+        return 2
+    sys.stdout.write(msgspec.json.encode(work(args[0], args[1], trace)).decode() + "\n")
+    return 0

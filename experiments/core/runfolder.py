@@ -19,7 +19,16 @@ import polars as pl
 
 from experiments.core.runinfo import commit, machine
 
-__all__ = ["RunFolder", "RunMeta", "read_measurement", "read_table"]
+__all__ = ["LEADING_COLUMNS", "RunFolder", "RunMeta", "read_measurement", "read_table"]
+
+
+#: The leading columns of a table about strategies (the values: ``StrategySpec.columns()``).
+LEADING_COLUMNS: dict[str, pl.DataType] = {
+    "strategy": pl.String(),  # config name, e.g. jsonl_none
+    "family": pl.String(),  # the strategy config's family
+    "variant": pl.String(),  # the store's settings, "key=value;..." in config order
+    "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
+}
 
 
 class RunMeta(msgspec.Struct, frozen=True, kw_only=True):

@@ -30,7 +30,7 @@ import msgspec
 import polars as pl
 
 from experiments.core.crashsim.judge import judge
-from experiments.core.runfolder import RunFolder, RunMeta, read_measurement
+from experiments.core.runfolder import LEADING_COLUMNS, RunFolder, RunMeta, read_measurement
 from experiments.core.runinfo import REPO_ROOT, child_env
 from experiments.core.strategy import CrashModel, StrategySpec, capabilities
 from experiments.measurements.crash.protocol import CrashCase, CrashJob, PolicySpec, PowerPlan, ServerInfo, ServerLine
@@ -41,10 +41,7 @@ __all__ = ["RECOVERY_SCHEMA", "TRACE_HOW", "planned_cases", "power_how", "read_t
 
 #: The columns of the ``recovery`` table, in order.
 RECOVERY_SCHEMA: dict[str, pl.DataType] = {
-    "strategy": pl.String(),  # config name, e.g. jsonl_always
-    "family": pl.String(),  # the strategy config's family
-    "variant": pl.String(),  # the store's settings, "key=value;..." in config order
-    "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
+    **LEADING_COLUMNS,  # strategy, family, variant, durable
     "durability": pl.String(),  # the store's declared capabilities.durability
     "workload": pl.String(),  # the workload: synthetic | transcript
     "seed": pl.Int64(),  # CrashSettings.seed (the workload's own seed is in the notes)

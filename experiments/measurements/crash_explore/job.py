@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from aptmem.store import RECOVERY_MODES
-from experiments.core.runfolder import RunFolder, RunMeta, read_measurement
+from experiments.core.runfolder import LEADING_COLUMNS, RunFolder, RunMeta, read_measurement
 from experiments.core.strategy import StrategySpec, capabilities
 from experiments.measurements.crash_explore.check import VIOLATIONS
 from experiments.measurements.crash_explore.child import OPERATIONS
@@ -47,10 +47,7 @@ TABLES = ("crash_states", "crash_state_examples")
 
 #: The columns of ``crash_states``, in order.
 STATES_SCHEMA: dict[str, pl.DataType] = {
-    "strategy": pl.String(),  # config name, e.g. jsonl_always
-    "family": pl.String(),  # the strategy config's family
-    "variant": pl.String(),  # the store's settings, "key=value;..." in config order
-    "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
+    **LEADING_COLUMNS,  # strategy, family, variant, durable
     "durability": pl.String(),  # capabilities.durability: per_append | batch | process | none
     "operation": pl.String(),  # append | compaction_append | compaction_rewrite
     "kind": pl.String(),  # crash state kind: prefix | torn | torn_zero | zero | dropped | reordered | undone

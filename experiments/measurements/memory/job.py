@@ -44,7 +44,7 @@ import msgspec
 import polars as pl
 
 from experiments.core.children import run_module
-from experiments.core.runfolder import RunFolder, RunMeta, read_measurement
+from experiments.core.runfolder import LEADING_COLUMNS, RunFolder, RunMeta, read_measurement
 from experiments.core.strategy import StrategySpec, build_store
 from experiments.measurements.memory.settings import MemorySettings
 from experiments.measurements.memory.store_child import ReadJob, StoreResult
@@ -60,10 +60,7 @@ OPS = ("full_load", "resume")
 
 #: the columns of the ``memory`` table, in order.
 MEMORY_SCHEMA: dict[str, pl.DataType] = {
-    "strategy": pl.String(),  # config name, e.g. jsonl_none
-    "family": pl.String(),  # the strategy config's family
-    "variant": pl.String(),  # the store's settings, "key=value;..." in config order
-    "durable": pl.Boolean(),  # the config's promise: acknowledged appends survive a power loss
+    **LEADING_COLUMNS,  # strategy, family, variant, durable
     "workload": pl.String(),  # synthetic | transcript
     "seed": pl.Int64(),  # workload seed
     "commit": pl.String(),  # checked-out commit (+dirty)

@@ -21,7 +21,7 @@ import sys
 
 import msgspec
 
-from experiments.core.procmem import measure, peak_rss_bytes
+from experiments.core.procmem import child_main, measure, peak_rss_bytes
 
 __all__ = ["MODES", "ChildResult", "peak_rss_bytes", "run"]
 
@@ -77,15 +77,7 @@ def run(mode: str, path: str, trace: bool = False) -> ChildResult:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``MODE PATH [--trace]``, run, print the result as one JSON line."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    trace = "--trace" in args
-    args = [a for a in args if a != "--trace"]
-    if len(args) != 2:
-        print("usage: python -m experiments.measurements.memory.resume_child MODE PATH [--trace]", file=sys.stderr)
-        return 2
-    result = run(args[0], args[1], trace)
-    sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
-    return 0
+    return child_main(argv, "python -m experiments.measurements.memory.resume_child MODE PATH [--trace]", run)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from experiments.core.procmem import measure
+from experiments.core.procmem import child_main, measure
 from experiments.core.strategy import StoreSpec, build_store, import_target
 
 __all__ = ["OPS", "ReadJob", "StoreResult", "run"]
@@ -100,15 +100,8 @@ def run(op: str, job: ReadJob, trace: bool = False) -> StoreResult:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``OP JOB_JSON [--trace]``, run, print the result as one JSON line."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    trace = "--trace" in args
-    args = [a for a in args if a != "--trace"]
-    if len(args) != 2:
-        print("usage: python -m experiments.measurements.memory.store_child OP JOB_JSON [--trace]", file=sys.stderr)
-        return 2
-    result = run(args[0], msgspec.json.decode(args[1], type=ReadJob), trace)
-    sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
-    return 0
+    return child_main(argv, "python -m experiments.measurements.memory.store_child OP JOB_JSON [--trace]",
+                      lambda op, job, trace: run(op, msgspec.json.decode(job, type=ReadJob), trace))
 
 
 if __name__ == "__main__":
