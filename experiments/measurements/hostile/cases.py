@@ -31,6 +31,7 @@ from typing import Any
 from aptmem.entries import Assistant, User
 from aptmem.errors import AptmemError
 from experiments.core.runinfo import REPO_ROOT, child_env
+from experiments.measurements.hostile.result import CaseResult
 
 __all__ = ["Case", "SID", "SID2", "Scratch", "cli", "hostile_ids", "id_cases", "library", "main_in_process",
            "permission_cases", "run_cli", "symlink_cases", "unwritable"]
@@ -48,7 +49,7 @@ class Case:
     case: str
     surface: str
     expect: str  # refused | accepted | reported
-    run: Callable[[Scratch], dict[str, Any]]
+    run: Callable[[Scratch], CaseResult]
     #: True when the case runs in processes of its own (child scenarios): such cases may run side
     #: by side; the others run one at a time in this process (commands run through ``main``).
     spawns: bool = False
@@ -94,16 +95,16 @@ def _first_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def library(scratch: Scratch, action: Callable[[], object]) -> dict[str, Any]:
+def library(scratch: Scratch, action: Callable[[], object]) -> CaseResult:
     """Run a library call; refused if it raised (clear only if the error is aptmem's own)."""
     try:
         action()
     except Exception as exc:  # noqa: BLE001 - any exception is the observation
         clear = isinstance(exc, AptmemError)
         note = "" if clear else f"raised {type(exc).__name__}, not an aptmem error"
-        return {"outcome": "refused", "error": _first_line(str(exc)) or type(exc).__name__, "clear": clear,
-                "intact": scratch.intact(), "note": note}
-    return {"outcome": "accepted", "error": None, "clear": True, "intact": scratch.intact(), "note": ""}
+        return CaseResult(outcome="refused", error=_first_line(str(exc)) or type(exc).__name__, clear=clear,
+                intact=scratch.intact(), note=note)
+    return CaseResult(outcome="accepted", error=None, clear=True, intact=scratch.intact(), note="")
 
 
 def run_cli(*args: str, stdin: bytes = b"", **popen: Any) -> subprocess.CompletedProcess[bytes]:
@@ -146,7 +147,7 @@ def main_in_process(*args: str, stdin: bytes = b"") -> tuple[int, str, str]:
 
 
 def cli(scratch: Scratch, *args: str, stdin: bytes = b"", reported_on: int | None = None,
-        process: bool = False, **popen: Any) -> dict[str, Any]:
+        process: bool = False, **popen: Any) -> CaseResult:
     """Run a command (in this process, or with ``process`` as a process of its own); judge what it printed.
 
     Refused on a non-zero exit, ``reported`` on exit ``reported_on``. Clear: no traceback, and a
@@ -164,7 +165,7 @@ def cli(scratch: Scratch, *args: str, stdin: bytes = b"", reported_on: int | Non
     if outcome == "reported" and not lines:  # e.g. fsck: the finding is on stdout
         clear, error = True, (out.strip().splitlines() or [None])[0]
     note = f"exit {code}" + ("; run as a process of its own" if process else "")
-    return {"outcome": outcome, "error": error, "clear": clear, "intact": scratch.intact(), "note": note, "stdout": out}
+    return CaseResult(outcome=outcome, error=error, clear=clear, intact=scratch.intact(), note=note, stdout=out)
 
 
 def _line(content: str = "from stdin") -> bytes:
@@ -208,7 +209,7 @@ def id_cases() -> Iterator[Case]:
             return template.replace("{base}", str(s.base))
 
         for strategy in ("jsonl_none", "sqlite_wal_full", "full_json_atomic"):
-            def append(s: Scratch, strategy: str = strategy, hostile: Callable[[Scratch], str] = hostile) -> dict[str, Any]:
+            def append(s: Scratch, strategy: str = strategy, hostile: Callable[[Scratch], str] = hostile) -> CaseResult:
                 store = _store(strategy, s.root)
                 try:
                     return library(s, lambda: store.append(hostile(s), User(content="x", ts=1)))
@@ -219,7 +220,7 @@ def id_cases() -> Iterator[Case]:
         yield Case("session id", what, "library: WorkingMemory", "refused",
                    lambda s, h=hostile: library(s, lambda: WorkingMemory(s.root, h(s)).set("k", 1)))
 
-        def cont(s: Scratch, hostile: Callable[[Scratch], str] = hostile) -> dict[str, Any]:
+        def cont(s: Scratch, hostile: Callable[[Scratch], str] = hostile) -> CaseResult:
             with _store("jsonl_none", s.root) as store:
                 return library(s, lambda: continue_session(store, s.root, hostile(s)))
 
@@ -246,17 +247,17 @@ def symlink_cases() -> Iterator[Case]:
     from aptmem.jsonl_store import JsonlStore
     from aptmem.working_memory import WorkingMemory
 
-    def with_link(name: str, then: Callable[[Scratch], dict[str, Any]]) -> Callable[[Scratch], dict[str, Any]]:
-        def run(s: Scratch) -> dict[str, Any]:
+    def with_link(name: str, then: Callable[[Scratch], CaseResult]) -> Callable[[Scratch], CaseResult]:
+        def run(s: Scratch) -> CaseResult:
             _link(s, name)
             return then(s)
         return run
 
-    def lib_append(s: Scratch) -> dict[str, Any]:
+    def lib_append(s: Scratch) -> CaseResult:
         with JsonlStore(s.root) as store:
             return library(s, lambda: store.append(SID2, User(content="x", ts=1)))
 
-    def lib_read(s: Scratch) -> dict[str, Any]:
+    def lib_read(s: Scratch) -> CaseResult:
         with JsonlStore(s.root) as store:
             return library(s, lambda: list(store.iter_entries(SID2)))
 
@@ -278,15 +279,15 @@ def symlink_cases() -> Iterator[Case]:
     yield Case("symlink", "sidecar lock is a symlink", "library: WorkingMemory.set", "refused",
                with_link(f"{SID}.meta.lock", lambda s: library(s, lambda: WorkingMemory(s.root, SID).set("k", 1))))
 
-    def damaged_then(then: Callable[[Scratch], dict[str, Any]]) -> Callable[[Scratch], dict[str, Any]]:
-        def run(s: Scratch) -> dict[str, Any]:
+    def damaged_then(then: Callable[[Scratch], CaseResult]) -> Callable[[Scratch], CaseResult]:
+        def run(s: Scratch) -> CaseResult:
             with open(s.log(), "ab") as f:  # a damaged line, then a good one: a repair would quarantine
                 f.write(b"garbage\n" + _line("after the damage"))
             _link(s, f"{SID}.jsonl.quarantine")
             return then(s)
         return run
 
-    def lib_recover(s: Scratch) -> dict[str, Any]:
+    def lib_recover(s: Scratch) -> CaseResult:
         with JsonlStore(s.root) as store:
             return library(s, lambda: store.recover(SID))
 
@@ -294,7 +295,7 @@ def symlink_cases() -> Iterator[Case]:
     yield Case("symlink", "quarantine file is a symlink", "aptmem fsck --repair", "refused",
                damaged_then(lambda s: cli(s, "fsck", str(s.log()), "--repair")))
 
-    def root_link(s: Scratch) -> dict[str, Any]:
+    def root_link(s: Scratch) -> CaseResult:
         link = s.base / "linked-root"
         link.symlink_to(s.root)
         with JsonlStore(link) as store:
@@ -302,8 +303,8 @@ def symlink_cases() -> Iterator[Case]:
 
     yield Case("odd root", "root is a symlink to a folder (the user's choice)", "library: JsonlStore.append", "accepted", root_link)
 
-    def root_file(then: Callable[[Scratch, Path], dict[str, Any]]) -> Callable[[Scratch], dict[str, Any]]:
-        def run(s: Scratch) -> dict[str, Any]:
+    def root_file(then: Callable[[Scratch, Path], CaseResult]) -> Callable[[Scratch], CaseResult]:
+        def run(s: Scratch) -> CaseResult:
             target = s.base / "a-file"
             target.write_bytes(b"not a folder\n")
             return then(s, target)
@@ -346,20 +347,20 @@ def permission_cases() -> Iterator[Case]:
     from aptmem.jsonl_store import JsonlStore
     from aptmem.working_memory import WorkingMemory
 
-    def locked_down(then: Callable[[Scratch], dict[str, Any]]) -> Callable[[Scratch], dict[str, Any]]:
-        def run(s: Scratch) -> dict[str, Any]:
+    def locked_down(then: Callable[[Scratch], CaseResult]) -> Callable[[Scratch], CaseResult]:
+        def run(s: Scratch) -> CaseResult:
             with unwritable(s.root) as how:
                 if not how:
-                    return {"outcome": "skipped", "error": None, "clear": True, "intact": True,
-                            "note": "could not make a folder unwritable here"}
+                    return CaseResult(outcome="skipped", error=None, clear=True, intact=True,
+                            note="could not make a folder unwritable here")
                 result = then(s)
-            result["note"] = f"{result['note']}; made unwritable by {how}".strip("; ")
-            result["intact"] = s.intact()  # checked again once the folder is writable
+            result.note = f"{result.note}; made unwritable by {how}".strip("; ")
+            result.intact = s.intact()  # checked again once the folder is writable
             return result
         return run
 
-    def lib(action: Callable[[Any, Scratch], object]) -> Callable[[Scratch], dict[str, Any]]:
-        def run(s: Scratch) -> dict[str, Any]:
+    def lib(action: Callable[[Any, Scratch], object]) -> Callable[[Scratch], CaseResult]:
+        def run(s: Scratch) -> CaseResult:
             with JsonlStore(s.root) as store:
                 return library(s, lambda: action(store, s))
         return run

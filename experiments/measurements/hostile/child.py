@@ -29,6 +29,7 @@ from aptmem.jsonl_store import JsonlStore
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
 from aptmem.working_memory import WorkingMemory
+from experiments.measurements.hostile.result import CaseResult
 
 __all__ = ["SCENARIOS", "main"]
 
@@ -73,11 +74,11 @@ def _log_ids(root: Path) -> list[str] | None:
         return None
 
 
-def _result(error: BaseException | None, intact: bool, note: str = "") -> dict[str, Any]:
+def _result(error: BaseException | None, intact: bool, note: str = "") -> CaseResult:
     text = None if error is None else (str(error).splitlines() or [type(error).__name__])[0]
     if error is not None and not isinstance(error, AptmemError):
         note = f"{note}; raised {type(error).__name__}, not an aptmem error".strip("; ")
-    return {"outcome": "refused" if error is not None else "accepted", "error": text, "intact": intact, "note": note}
+    return CaseResult(outcome="refused" if error is not None else "accepted", error=text, intact=intact, note=note)
 
 
 def _session(root: Path, persist: str) -> tuple[JsonlStore, Session]:
@@ -86,7 +87,7 @@ def _session(root: Path, persist: str) -> tuple[JsonlStore, Session]:
     return store, Session(store, SID, policy=policy, estimator=get_estimator("rough"))
 
 
-def append_disk_full(root: Path) -> dict[str, Any]:
+def append_disk_full(root: Path) -> CaseResult:
     """A line that does not fit below the file-size limit: refused, the partial line removed."""
     store = JsonlStore(root, sync="always")
     store.append_many(SID, _entries(5))
@@ -99,7 +100,7 @@ def append_disk_full(root: Path) -> dict[str, Any]:
     return _result(error, ids == [f"e{i}" for i in range(5)] + ["after"], f"loaded afterwards: {ids and len(ids)} entries")
 
 
-def _compact_disk_full(root: Path, persist: str, room: int) -> dict[str, Any]:
+def _compact_disk_full(root: Path, persist: str, room: int) -> CaseResult:
     store, session = _session(root, persist)
     for entry in _entries(40):
         session.append(entry)
@@ -116,17 +117,17 @@ def _compact_disk_full(root: Path, persist: str, room: int) -> dict[str, Any]:
                                   f"compacted once space was back: {again.entry.summarized} entries summarized")
 
 
-def compact_rewrite_disk_full(root: Path) -> dict[str, Any]:
+def compact_rewrite_disk_full(root: Path) -> CaseResult:
     """A rewrite compaction whose temp file hits the limit: refused, the old file untouched."""
     return _compact_disk_full(root, "rewrite", 1000)
 
 
-def compact_append_disk_full(root: Path) -> dict[str, Any]:
+def compact_append_disk_full(root: Path) -> CaseResult:
     """An appended compaction marker cut by the limit: refused, the partial marker removed."""
     return _compact_disk_full(root, "append", 50)
 
 
-def sidecar_disk_full(root: Path) -> dict[str, Any]:
+def sidecar_disk_full(root: Path) -> CaseResult:
     """A sidecar rewrite whose temp file hits the limit: refused, the sidecar untouched."""
     memory = WorkingMemory(root, SID)
     memory.create(title="t", working={"kept": 1})
@@ -138,7 +139,7 @@ def sidecar_disk_full(root: Path) -> dict[str, Any]:
     return _result(error, intact, f"temp files left: {len(_temp_files(root))}")
 
 
-def append_fsync_eio(root: Path) -> dict[str, Any]:
+def append_fsync_eio(root: Path) -> CaseResult:
     """fdatasync fails: that append is refused, later ones too until the store is reopened."""
     store = JsonlStore(root, sync="always")
     store.append_many(SID, _entries(2))
@@ -163,7 +164,7 @@ def append_fsync_eio(root: Path) -> dict[str, Any]:
                                   f"{'present' if 'e2' in ids else 'absent'} after reopening")
 
 
-def batch_close_fsync_eio(root: Path) -> dict[str, Any]:
+def batch_close_fsync_eio(root: Path) -> CaseResult:
     """sync=batch: the closing fdatasync fails, and close says so instead of returning quietly."""
     store = JsonlStore(root, sync="batch", batch_size=1000, batch_ms=1e9)
     store.append_many(SID, _entries(5))
@@ -173,7 +174,7 @@ def batch_close_fsync_eio(root: Path) -> dict[str, Any]:
     return _result(error, ids == [f"e{i}" for i in range(5)], "the lines stay in the file; their durability is unknown")
 
 
-def compact_fsync_eio(root: Path) -> dict[str, Any]:
+def compact_fsync_eio(root: Path) -> CaseResult:
     """A rewrite compaction whose fsync fails: refused, the old file untouched, no temp file left."""
     store, session = _session(root, "rewrite")
     for entry in _entries(40):
@@ -186,7 +187,7 @@ def compact_fsync_eio(root: Path) -> dict[str, Any]:
     return _result(error, intact, f"temp files left: {len(_temp_files(root))}")
 
 
-def sidecar_fsync_eio(root: Path) -> dict[str, Any]:
+def sidecar_fsync_eio(root: Path) -> CaseResult:
     """A sidecar write whose fsync fails: refused, the sidecar untouched, no temp file left."""
     memory = WorkingMemory(root, SID)
     memory.create(title="t", working={"kept": 1})
@@ -197,7 +198,7 @@ def sidecar_fsync_eio(root: Path) -> dict[str, Any]:
     return _result(error, intact, f"temp files left: {len(_temp_files(root))}")
 
 
-def sidecar_big_int_raised_limit(root: Path) -> dict[str, Any]:
+def sidecar_big_int_raised_limit(root: Path) -> CaseResult:
     """A 5,000-digit integer after sys.set_int_max_str_digits(0): refused, not written unreadable."""
     memory = WorkingMemory(root, SID)
     memory.create(title="t", working={"kept": 1})
@@ -211,7 +212,7 @@ def sidecar_big_int_raised_limit(root: Path) -> dict[str, Any]:
     return _result(error, intact, "the sidecar stays readable")
 
 
-def entry_big_int_raised_limit(root: Path) -> dict[str, Any]:
+def entry_big_int_raised_limit(root: Path) -> CaseResult:
     """A 5,000-digit integer in an entry's args after sys.set_int_max_str_digits(0)."""
     from aptmem.entries import ToolCall
 
@@ -225,7 +226,7 @@ def entry_big_int_raised_limit(root: Path) -> dict[str, Any]:
     return _result(error, ids is not None, note)
 
 
-SCENARIOS: dict[str, Callable[[Path], dict[str, Any]]] = {f.__name__: f for f in (
+SCENARIOS: dict[str, Callable[[Path], CaseResult]] = {f.__name__: f for f in (
     append_disk_full, compact_rewrite_disk_full, compact_append_disk_full, sidecar_disk_full,
     append_fsync_eio, batch_close_fsync_eio, compact_fsync_eio, sidecar_fsync_eio,
     sidecar_big_int_raised_limit, entry_big_int_raised_limit,

@@ -16,9 +16,12 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from aptmem.entries import ToolCall, User
-from experiments.measurements.hostile.cases import SID, SID2, Case, Scratch, cli, library
 from experiments.core.runinfo import REPO_ROOT, child_env
+from experiments.measurements.hostile.cases import SID, SID2, Case, Scratch, cli, library
+from experiments.measurements.hostile.result import CaseResult
 
 __all__ = ["DEEP", "data_cases", "io_cases"]
 
@@ -37,7 +40,7 @@ def _plant_line(s: Scratch, line: bytes) -> None:
         f.write(line.rstrip(b"\n") + b"\n" + b'{"type":"user","content":"after","ts":8,"id":"u9"}\n')
 
 
-def _append(s: Scratch, data: bytes, *extra: str) -> dict[str, Any]:
+def _append(s: Scratch, data: bytes, *extra: str) -> CaseResult:
     return cli(s, "append", "--root", str(s.root), SID, *extra, stdin=data)
 
 
@@ -50,12 +53,12 @@ def _sidecar_with(s: Scratch, text: str) -> None:
         '{"version":1,"session_id":"%s","created":1,"updated":1,"working":{"a":%s}}' % (SID2, text), encoding="utf-8")
 
 
-def _round_trip_4300(s: Scratch) -> dict[str, Any]:
+def _round_trip_4300(s: Scratch) -> CaseResult:
     number = "9" * 4300
     result = _append(s, _tool_line(number))
-    shown = cli(s, "cat", str(s.log()))["stdout"]
-    result["intact"] = result["intact"] and number in shown
-    result["note"] += "; read back digit for digit" if number in shown else "; NOT read back unchanged"
+    shown = cli(s, "cat", str(s.log())).stdout
+    result.intact = result.intact and number in shown
+    result.note += "; read back digit for digit" if number in shown else "; NOT read back unchanged"
     return result
 
 
@@ -68,7 +71,7 @@ def data_cases() -> Iterator[Case]:
     yield Case("deep JSON", deep, "aptmem append (stdin)", "refused", lambda s: _append(s, _DEEP_ARGS.encode() + b"\n"))
 
     def planted_deep(then: Any) -> Any:
-        def run(s: Scratch) -> dict[str, Any]:
+        def run(s: Scratch) -> CaseResult:
             _plant_line(s, _DEEP_ARGS.encode())
             return then(s)
         return run
@@ -76,25 +79,25 @@ def data_cases() -> Iterator[Case]:
     yield Case("deep JSON", deep + " in a session line", "aptmem fsck", "reported",
                planted_deep(lambda s: cli(s, "fsck", str(s.log()), reported_on=1)))
 
-    def skip_read(s: Scratch) -> dict[str, Any]:
+    def skip_read(s: Scratch) -> CaseResult:
         with JsonlStore(s.root) as store:
             result = library(s, lambda: list(store.iter_entries(SID)))
             ids = [e.id for e in store.iter_entries(SID)]
-        result["intact"] = result["intact"] and ids[-1] == "u9"
-        result["note"] = "skip mode keeps the good lines around it" if ids[-1] == "u9" else "a good line was lost"
+        result.intact = result.intact and ids[-1] == "u9"
+        result.note = "skip mode keeps the good lines around it" if ids[-1] == "u9" else "a good line was lost"
         return result
 
     yield Case("deep JSON", deep + " in a session line", "library: iter_entries (skip)", "accepted", planted_deep(skip_read))
     yield Case("deep JSON", deep + " in a session line", "aptmem tokens --entries", "accepted",
                planted_deep(lambda s: cli(s, "tokens", "--entries", "--json", str(s.log()))))
 
-    def sidecar_deep(s: Scratch) -> dict[str, Any]:
+    def sidecar_deep(s: Scratch) -> CaseResult:
         _sidecar_with(s, "[" * DEEP + "]" * DEEP)
         return library(s, lambda: WorkingMemory(s.root, SID2).load())
 
     yield Case("deep JSON", deep + " in a sidecar", "library: WorkingMemory.load", "refused", sidecar_deep)
 
-    def deep_text(s: Scratch) -> dict[str, Any]:
+    def deep_text(s: Scratch) -> CaseResult:
         path = s.base / "deep.txt"
         path.write_text("[" * DEEP + "]" * DEEP)
         return cli(s, "tokens", "--tier", "precise", "--json", str(path))
@@ -108,13 +111,13 @@ def data_cases() -> Iterator[Case]:
     yield Case("long number", "float 1e400 (beyond a double)", "aptmem append (stdin)", "refused",
                lambda s: _append(s, _tool_line("1e400")))
 
-    def lib_big(s: Scratch) -> dict[str, Any]:
+    def lib_big(s: Scratch) -> CaseResult:
         with JsonlStore(s.root) as store:
             return library(s, lambda: store.append(SID, ToolCall(name="calc", args={"n": 10**10_000}, ts=7)))
 
     yield Case("long number", big, "library: JsonlStore.append", "refused", lib_big)
 
-    def planted_big(s: Scratch) -> dict[str, Any]:
+    def planted_big(s: Scratch) -> CaseResult:
         _plant_line(s, _tool_line(_BIG))
         return cli(s, "fsck", str(s.log()), reported_on=1)
 
@@ -122,7 +125,7 @@ def data_cases() -> Iterator[Case]:
     yield Case("long number", big, "library: WorkingMemory.set", "refused",
                lambda s: library(s, lambda: WorkingMemory(s.root, SID).set("n", 10**10_000)))
 
-    def sidecar_big(s: Scratch) -> dict[str, Any]:
+    def sidecar_big(s: Scratch) -> CaseResult:
         _sidecar_with(s, _BIG)
         return library(s, lambda: WorkingMemory(s.root, SID2).load())
 
@@ -144,12 +147,12 @@ def data_cases() -> Iterator[Case]:
                lambda s: _append(s, b'{"type":"user","content":"1","ts":1}\n{"type":"user","content":"2","ts":2}\n'
                                     b'{"type":"user"}\n'))
 
-    def loose_mode(s: Scratch) -> dict[str, Any]:
+    def loose_mode(s: Scratch) -> CaseResult:
         os.chmod(s.log(), 0o644)
         result = cli(s, "fsck", str(s.log()), "--json")
-        report = json.loads(result["stdout"].strip().splitlines()[-1])
-        result["outcome"] = "reported" if report.get("file_mode_ok") is False and report.get("warnings") else "accepted"
-        result["error"] = (report.get("warnings") or [None])[0]
+        report = json.loads(result.stdout.strip().splitlines()[-1])
+        result.outcome = "reported" if report.get("file_mode_ok") is False and report.get("warnings") else "accepted"
+        result.error = (report.get("warnings") or [None])[0]
         return result
 
     yield Case("file mode", "session log is 0644", "aptmem fsck --json", "reported", loose_mode)
@@ -157,19 +160,19 @@ def data_cases() -> Iterator[Case]:
 
 def _child(scenario: str) -> Any:
     """A case that runs one :mod:`experiments.measurements.hostile.child` scenario in a fresh process."""
-    def run(s: Scratch) -> dict[str, Any]:
+    def run(s: Scratch) -> CaseResult:
         done = subprocess.run([sys.executable, "-m", "experiments.measurements.hostile.child", scenario, str(s.base / "child")],
                               capture_output=True, text=True, env=child_env(), cwd=REPO_ROOT, timeout=300)
         if done.returncode != 0 or not done.stdout.strip():
             tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-            return {"outcome": "failed", "error": tail, "clear": False, "intact": False, "note": "the scenario crashed"}
-        result = json.loads(done.stdout.strip().splitlines()[-1])
-        result["clear"] = "not an aptmem error" not in result["note"]
+            return CaseResult(outcome="failed", error=tail, clear=False, intact=False, note="the scenario crashed")
+        result = msgspec.json.decode(done.stdout.strip().splitlines()[-1], type=CaseResult)
+        result.clear = "not an aptmem error" not in result.note
         return result
     return run
 
 
-def _cli_disk_full(s: Scratch) -> dict[str, Any]:
+def _cli_disk_full(s: Scratch) -> CaseResult:
     """``aptmem append`` under a file-size limit: the line that does not fit is refused, earlier ones stay."""
     limit = s.log().stat().st_size + 200
 
@@ -182,18 +185,18 @@ def _cli_disk_full(s: Scratch) -> dict[str, Any]:
     result = cli(s, "append", "--root", str(s.root), SID, stdin=data, process=True, preexec_fn=small_disk)
     text = s.log().read_text()
     kept = '"f1"' in text and '"big"' not in text
-    result["intact"] = result["intact"] and kept
-    result["note"] += "; the line before it stays, the partial line is gone" if kept else "; the log is not as expected"
+    result.intact = result.intact and kept
+    result.note += "; the line before it stays, the partial line is gone" if kept else "; the log is not as expected"
     return result
 
 
-def _as_nobody(s: Scratch) -> dict[str, Any]:
+def _as_nobody(s: Scratch) -> CaseResult:
     """As root: a forked child that drops to user ``nobody`` appends in a folder owned by root (0755)."""
     from aptmem.errors import AptmemError
     from aptmem.jsonl_store import JsonlStore
 
     if os.geteuid() != 0:
-        return {"outcome": "skipped", "error": None, "clear": True, "intact": True, "note": "only run as root"}
+        return CaseResult(outcome="skipped", error=None, clear=True, intact=True, note="only run as root")
     with JsonlStore(s.base / "warm-up") as store:  # every lazy import happens now, as root
         store.append(SID2, User(content="x", ts=1))
     s.base.chmod(0o755)  # nobody may reach the folder, not write in it
@@ -219,8 +222,8 @@ def _as_nobody(s: Scratch) -> dict[str, Any]:
         message = pipe.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     s.root.chmod(0o700)
-    return {"outcome": "accepted" if code == 0 else "refused", "error": None if code == 0 else message,
-            "clear": code != 2, "intact": s.intact(), "note": "forked child, setuid(65534)"}
+    return CaseResult(outcome="accepted" if code == 0 else "refused", error=None if code == 0 else message,
+            clear=code != 2, intact=s.intact(), note="forked child, setuid(65534)")
 
 
 def io_cases() -> Iterator[Case]:

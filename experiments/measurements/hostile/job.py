@@ -14,18 +14,19 @@ import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from experiments.core.runfolder import RunFolder
+from experiments.measurements.hostile.cases import Case, Scratch
+from experiments.measurements.hostile.result import CaseResult
 
 __all__ = ["TABLES", "all_cases", "run_case", "run_hostile"]
 
 TABLES = ("hostile",)
 
 
-def all_cases() -> list[Any]:
+def all_cases() -> list[Case]:
     """Every hostile case, in report order."""
     from experiments.measurements.hostile.cases import id_cases, permission_cases, symlink_cases
     from experiments.measurements.hostile.inputs import data_cases, io_cases
@@ -33,28 +34,25 @@ def all_cases() -> list[Any]:
     return [*id_cases(), *symlink_cases(), *permission_cases(), *data_cases(), *io_cases()]
 
 
-def run_case(case: Any) -> dict[str, Any]:
+def run_case(case: Case) -> dict[str, object]:
     """Try one case in a scratch folder of its own; return its row (without run metadata)."""
-    from experiments.measurements.hostile.cases import Scratch
-
     with tempfile.TemporaryDirectory(prefix="aptmem-hostile-") as scratch:
         try:
             result = case.run(Scratch(Path(scratch)))
         except Exception as exc:  # noqa: BLE001 - a harness failure is recorded, not fatal to the run
-            result = {"outcome": "failed", "error": f"{type(exc).__name__}: {exc}", "clear": False, "intact": False,
-                      "note": "the case itself failed"}
-    error = result.get("error")
+            result = CaseResult(outcome="failed", error=f"{type(exc).__name__}: {exc}", clear=False, intact=False,
+                                note="the case itself failed")
     return {"category": case.category, "case": case.case, "surface": case.surface, "expect": case.expect,
-            "outcome": result["outcome"], "as_expected": result["outcome"] in (case.expect, "skipped"),
-            "clear": bool(result.get("clear", True)), "intact": bool(result["intact"]),
-            "error": None if error is None else str(error)[:400], "note": result.get("note") or None}
+            "outcome": result.outcome, "as_expected": result.outcome in (case.expect, "skipped"),
+            "clear": result.clear, "intact": result.intact,
+            "error": None if result.error is None else str(result.error)[:400], "note": result.note or None}
 
 
 def run_hostile(out: Path | RunFolder, *, progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
     """Try every case; write the ``hostile`` table (parquet and CSV) to ``out``."""
     folder = RunFolder.of(out)
     cases = all_cases()
-    rows: list[dict[str, Any] | None] = [None] * len(cases)
+    rows: list[dict[str, object] | None] = [None] * len(cases)
     serial = [i for i, case in enumerate(cases) if not case.spawns]
     for index in serial:  # first, while no other thread runs: one of these forks
         rows[index] = run_case(cases[index])
