@@ -77,13 +77,14 @@ def test_a_strategy_config_with_a_typo_fails_naming_its_file_and_field(tmp_path:
         from_node({**good, "store": {"sync": "none"}}, "toy.yaml")
 
 
-@pytest.mark.parametrize("group", sorted(m.name for m in MEASUREMENTS) + ["workload"])
+@pytest.mark.parametrize("group", [f"measurements/{m.name}@{m.name}" for m in MEASUREMENTS] + ["workload"])
 def test_every_group_option_composes(group: str) -> None:
-    options = sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
-    assert options, f"configs/{group}/ has no option: a measurement needs its default.yaml"
+    folder, _, key = group.partition("@")
+    options = sorted(p.stem for p in (CONFIG_DIR / folder).glob("*.yaml"))
+    assert options, f"configs/{folder}/ has no option: a measurement needs its default.yaml"
     for option in options:
         cfg = _compose(f"{group}={option}")
-        assert OmegaConf.to_object(cfg[group]) is not None
+        assert OmegaConf.to_object(cfg[key or group]) is not None
 
 
 def test_the_run_schema_is_built_from_the_registry() -> None:
@@ -174,8 +175,8 @@ def test_no_yaml_restates_a_default_its_schema_holds() -> None:
     for path in sorted((CONFIG_DIR / "experiment").glob("*.yaml")):
         restated += _run_level(_yaml(path), f"experiment/{path.name}")
     for name, measurement in REGISTRY.items():
-        for path in sorted((CONFIG_DIR / name).glob("*.yaml")):
-            restated += _restated(_yaml(path), _defaults(measurement.settings), f"{name}/{path.name}")
+        for path in sorted((CONFIG_DIR / "measurements" / name).glob("*.yaml")):
+            restated += _restated(_yaml(path), _defaults(measurement.settings), f"measurements/{name}/{path.name}")
     for path, schema in ((CONFIG_DIR / "workload" / "synthetic.yaml", WorkloadConfig),
                          (CONFIG_DIR / "workload" / "transcript.yaml", TranscriptWorkload)):
         restated += _restated(_yaml(path), _defaults(schema), f"workload/{path.name}")
@@ -197,7 +198,7 @@ def test_the_restated_default_check_catches_a_restated_default() -> None:
 
 
 def test_a_group_file_changes_its_schema_and_a_preset_changes_both(monkeypatch: pytest.MonkeyPatch) -> None:
-    """configs/<name>/default.yaml lands over the schema's defaults, the preset over both, the command line last."""
+    """configs/measurements/<name>/default.yaml lands over the schema's defaults, the preset over both, the command line last."""
     monkeypatch.setenv("APTMEM_TRANSCRIPTS", "/somewhere/else")
     cfg = OmegaConf.to_object(_compose("seed=5"))
     assert cfg.crash.seed == 5  # crash/default.yaml: the run's seed

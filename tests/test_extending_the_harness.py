@@ -103,8 +103,8 @@ def test_a_toy_measurement_runs_writes_its_section_and_gates(tmp_path: Path) -> 
     code, configs = tmp_path / "code", tmp_path / "configs"
     (code / "toy_measurement").mkdir(parents=True)
     (code / "toy_measurement" / "__init__.py").write_text(TOY_MEASUREMENT)
-    (configs / "toy").mkdir(parents=True)
-    (configs / "toy" / "default.yaml").write_text("label: yaml  # what the run changes: the label\n")
+    (configs / "measurements" / "toy").mkdir(parents=True)
+    (configs / "measurements" / "toy" / "default.yaml").write_text("label: yaml  # what the run changes: the label\n")
     run_dir = tmp_path / "run"
     done = _run(["run", "measure=[toy]", "toy.rows=4", f"hydra.searchpath=[file://{configs}]", "progress=false",
                  "strategy=[jsonl_none,sqlite_wal_full]", f"hydra.run.dir={run_dir}"], code, with_toy=True)

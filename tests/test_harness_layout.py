@@ -170,7 +170,7 @@ def test_every_registered_measurement_is_complete(measurement: Measurement) -> N
     assert isinstance(measurement, Measurement)  # every member of the interface is there
     assert measurement.name.isidentifier() and measurement.tables
     assert isinstance(measurement.settings, type) and isinstance(measurement.timed, bool) and measurement.unit
-    assert (CONFIG_DIR / measurement.name / "default.yaml").is_file()
+    assert (CONFIG_DIR / "measurements" / measurement.name / "default.yaml").is_file()
     package = PACKAGE / "measurements" / measurement.name
     assert (package / "__init__.py").is_file() and type(measurement).__module__ == f"experiments.measurements.{measurement.name}"
     assert len({m.name for m in MEASUREMENTS}) == len(MEASUREMENTS)

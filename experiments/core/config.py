@@ -4,8 +4,8 @@ Every setting has its default in one place, its measurement's settings dataclass
 of ``configs/`` state only what they change (``tests/test_configs.py`` holds them to that). The
 schema of the whole run is made from the registry (:func:`run_schema`): one field per
 measurement, typed by its settings class, and one config group per measurement
-(``configs/<name>/default.yaml``) in the schema's defaults list, so adding a measurement edits
-no file of this package. :func:`compose` gives the same config to code that runs outside the
+(``configs/measurements/<name>/default.yaml``, placed at the measurement's key) in the schema's
+defaults list, so adding a measurement edits no file of this package. :func:`compose` gives the same config to code that runs outside the
 Hydra app (benchmarks, a measurement's own command line).
 """
 
@@ -47,11 +47,13 @@ class RunBase:
 
 def run_schema(measurements: Sequence[Measurement]) -> type:
     """The dataclass of a whole run: :class:`RunBase` plus one typed field per measurement, and a defaults
-    list naming each measurement's group (``configs/<name>/default.yaml``)."""
+    list naming each measurement's group (``configs/measurements/<name>/default.yaml``)."""
     names = [m.name for m in measurements]
     fields: list[tuple[str, Any, Any]] = [
-        # _self_ first: the schema's defaults, then each group's YAML over them.
-        ("defaults", list[Any], field(default_factory=lambda: ["_self_", *({name: "default"} for name in names)])),
+        # _self_ first: the schema's defaults, then each group's YAML over them. The groups live under
+        # configs/measurements/ (beside no axis of the run that might share a measurement's name).
+        ("defaults", list[Any], field(default_factory=lambda: ["_self_", *({f"measurements/{name}@{name}": "default"}
+                                                                         for name in names)])),
         ("measure", list[str], field(default_factory=lambda: list(names))),
     ]
     fields += [(m.name, m.settings, field(default_factory=m.settings)) for m in measurements]

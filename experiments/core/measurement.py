@@ -2,7 +2,7 @@
 
 A measurement is a package under ``experiments/measurements/`` whose ``__init__`` defines a class
 satisfying :class:`Measurement`, plus one line in the registry
-(:data:`experiments.measurements.MEASUREMENTS`) and one YAML file (``configs/<name>/default.yaml``).
+(:data:`experiments.measurements.MEASUREMENTS`) and one YAML file (``configs/measurements/<name>/default.yaml``).
 The Hydra app (:mod:`experiments.app`) composes its settings (typed by :attr:`Measurement.settings`),
 asks it for a plan (for the progress bar), runs it into the run folder, and later the report and
 the gate ask it for its section and its metrics, which it reads back from its tables alone.
@@ -41,7 +41,7 @@ class RunContext:
 class Measurement(Protocol):
     """One measurement of the harness. Every member is mandatory."""
 
-    #: what ``measure: [...]`` lists; also its config key and group (``configs/<name>/``)
+    #: what ``measure: [...]`` lists; also its config key and group (``configs/measurements/<name>/``)
     name: str
     #: the dataclass typing its settings (registered in Hydra's ConfigStore: a typo fails at load)
     settings: type

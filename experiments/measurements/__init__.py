@@ -2,7 +2,7 @@
 
 Each entry is a package of its own (``measurements/<name>/``) whose ``__init__`` defines a class
 satisfying :class:`experiments.core.measurement.Measurement`; its settings are
-``configs/<name>/default.yaml`` over its settings dataclass. The order of :func:`_registry` is the
+``configs/measurements/<name>/default.yaml`` over its settings dataclass. The order of :func:`_registry` is the
 order of the report's sections and of the schema's default measure list; ``configs/config.yaml``'s
 ``measure:`` says which a run makes, in which order.
 

@@ -22,7 +22,7 @@ class CrashSettings:
     images: int = 3
     #: entries the writer appends: the first N entries of the workload
     entries: int = 200
-    #: seed of the kill moments, the power-loss moments and the damage (configs/crash/default.yaml: the run's seed)
+    #: seed of the kill moments, the power-loss moments and the damage (configs/measurements/crash/default.yaml: the run's seed)
     seed: int = 0
     #: context window (tokens) of the compaction-phase Session: small, so compaction fires often
     window: int = 8000
