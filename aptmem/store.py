@@ -7,6 +7,7 @@ strategies is declared in :class:`Capabilities`, never discovered with ``hasattr
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 import msgspec
@@ -108,6 +109,8 @@ class SessionStore(Protocol):
 
     name: str
     capabilities: Capabilities
+    #: the folder the store keeps its sessions in (sidecars of its sessions live there too)
+    root: Path
 
     def create(self, session_id: str) -> None:
         """Create an empty session; raise :class:`~aptmem.errors.SessionExists` if it exists."""
@@ -162,7 +165,7 @@ def select_live(entries: Sequence[Entry]) -> list[Entry]:
     """Return the live context of a history given oldest first.
 
     The live context is the latest compaction, then the entry named by its ``first_kept`` and
-    every entry after that (skipping the compaction itself where it stands between them), then
+    every entry after that (skipping any older compaction among them: the latest summary took it in), then
     everything after the compaction. If ``first_kept`` is missing or names no entry, only the
     entries after the compaction are live. Without a compaction the whole history is live.
     """
@@ -181,5 +184,6 @@ def select_live(entries: Sequence[Entry]) -> list[Entry]:
             if entries[index].id == marker.first_kept:
                 start = index
                 break
-    kept = [e for e in entries[start:last]] if start < last else []
+    # An older compaction among the kept entries is superseded: the latest summary took it in.
+    kept = [e for e in entries[start:last] if not isinstance(e, Compaction)] if start < last else []
     return [marker, *kept, *entries[last + 1 :]]

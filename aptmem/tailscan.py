@@ -136,6 +136,8 @@ def read_live_tail(path: str | os.PathLike[str], mode: str = "skip", cap: int = 
     before = entries[:index]
     if before and (marker.first_kept is None or before[0].id != marker.first_kept):
         before = []  # the named entry was not found: only what follows the compaction is live
+    # An older compaction among the kept entries is superseded: the latest summary took it in.
+    before = [e for e in before if not isinstance(e, Compaction)]
     return [marker, *before, *entries[index + 1 :]]
 
 

@@ -286,7 +286,7 @@ class SqliteStore:
 
         Same result as :func:`aptmem.store.select_live` over the whole history: the latest
         compaction, then from the latest entry before it whose id is its ``first_kept`` (if any)
-        every row except the compaction itself.
+        every row except the compaction itself and any older compaction among them.
         """
         validate_session_id(session_id)
 
@@ -305,7 +305,9 @@ class SqliteStore:
                 if kept_seq is not None:
                     start = kept_seq
             rest = conn.execute(sql.FROM_SEQ, (session_id, start, marker_seq)).fetchall()
-            return [marker, *(self._decode(row[0]) for row in rest)]
+            kept = (self._decode(row[0]) for row in rest)
+            # An older compaction among the kept rows is superseded: the latest summary took it in.
+            return [marker, *(e for e in kept if not isinstance(e, Compaction))]
 
         return self._run(False, work)
 

@@ -60,7 +60,7 @@ def build_compaction(
         notes=notes,
         summarized=len(plan.summarized),
         kept_turns=plan.kept_turns,
-        truncated=plan.truncated if policy.persist == "append" else {},
+        truncated=_truncations(live, plan) if policy.persist == "append" else {},
         ts=now_ms(),
         id=f"compaction-{uuid.uuid4().hex[:16]}",
     )
@@ -70,6 +70,18 @@ def build_compaction(
     entry.tokens_after = tokens_after
     return CompactionResult(entry=entry, live=[entry, *plan.kept], plan=plan,
                             tokens_before=tokens_before, tokens_after=tokens_after)
+
+
+def _truncations(live: Sequence[Entry], plan: CompactionPlan) -> dict[str, int]:
+    """What the new marker shortens: this plan's cuts, and the previous marker's cuts of entries it keeps.
+
+    A kept entry the previous compaction shortened is shown shortened; the new marker must say so
+    too, or a reopened session would show it whole (only the latest marker is read back).
+    """
+    previous = live[0].truncated if live and isinstance(live[0], Compaction) else {}
+    kept_ids = {e.id for e in plan.kept if e.id is not None}
+    carried = {k: v for k, v in previous.items() if k in kept_ids}
+    return {**carried, **{k: min(v, carried.get(k, v)) for k, v in plan.truncated.items()}}
 
 
 def persist_compaction(store: SessionStore, session_id: str, result: CompactionResult, way: str) -> None:

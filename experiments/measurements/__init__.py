@@ -32,6 +32,7 @@ def _registry() -> tuple[Measurement, ...]:
     from experiments.measurements.fuzz import Fuzz
     from experiments.measurements.hostile import Hostile
     from experiments.measurements.memory import Memory
+    from experiments.measurements.memory_quality import MemoryQuality
     from experiments.measurements.tokens import Tokens
     from experiments.measurements.transcripts import Transcripts
     from experiments.measurements.write_cost import WriteCost
@@ -47,6 +48,7 @@ def _registry() -> tuple[Measurement, ...]:
         Fuzz(),
         Tokens(),
         Compaction(),
+        MemoryQuality(),
         Transcripts(),
     )
 
