@@ -15,7 +15,7 @@ Then four checks, none on a text the fit saw:
 * **leave one kind out**: per kind, weights fitted on every other kind, scored on that kind (of the
   check seed): the error on a kind of text the corpus does not have;
 * **held-out files**: weights fitted on the texts of four files in five, scored on the fifth;
-* **legacy corpus**: the harness's generated corpus (experiments/token_corpus.py) and real
+* **legacy corpus**: the harness's generated corpus (experiments/measurements/tokens/corpus.py) and real
   standard-library text, a different generator and vocabulary.
 
 The output is deterministic (no timestamps, weights rounded): rerunning it on the same
@@ -60,7 +60,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def _table(errors: list, title: str) -> str:
     import polars as pl
 
-    from experiments.markdown import markdown_table
+    from experiments.core.markdown import markdown_table
 
     frame = pl.DataFrame([{"kind": e.kind, "texts": e.texts, "mape_pct": e.mape_pct, "mean_signed_pct": e.mean_signed_pct}
                           for e in errors])
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                                                       kind_errors, leave_one_kind_out)
     from aptmem.tokens.calibration.sources import Sources
     from aptmem.tokens.medium_constants import FEATURES, encode_constants
-    from experiments.token_corpus import real_samples, token_corpus
+    from experiments.measurements.tokens.corpus import real_samples, token_corpus
 
     reference = canonical_tokenizer(args.reference)
     out = args.out or (PACKAGE_FILE if reference == "cl100k_base" else None)
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import polars as pl
 
-    from experiments.markdown import markdown_table
+    from experiments.core.markdown import markdown_table
 
     print(f"# medium tier calibrated against {reference}\n")
     print(markdown_table(pl.DataFrame({"feature": list(FEATURES), "tokens per unit": [constants.weights[f] for f in FEATURES]}),
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(on_check, f"error on the check seed ({args.check_seed}): kinds fitted, texts not"))
     print(_table(loko, "leave one kind out: each kind scored with weights fitted on the others"))
     print(_table(files, f"held-out files: fitted on {fit_texts} texts, scored on {held_texts} from other files"))
-    print(_table(on_legacy, "legacy corpus (experiments/token_corpus.py, seed "
+    print(_table(on_legacy, "legacy corpus (experiments/measurements/tokens/corpus.py, seed "
                             f"{args.check_seed}) and real standard-library text"))
     if args.dry_run:
         return 0

@@ -18,8 +18,8 @@ from aptmem.tokens import (MESSAGE_OVERHEAD, ContextTally, Estimator, MediumEsti
 from aptmem.tokens.medium import FEATURES, features
 from aptmem.tokens.medium_constants import decode_constants, load_constants
 from aptmem.tokens.precise_tiktoken import TiktokenEstimator, _get_encoding_offline
-from experiments.token_corpus import TOKEN_KINDS, token_corpus
-from experiments.workload import generate
+from experiments.measurements.tokens.corpus import TOKEN_KINDS, token_corpus
+from experiments.workloads.synthetic import generate
 
 SEED = 2  # neither the calibration seed (0) nor the benchmark's (1)
 
@@ -317,7 +317,7 @@ def test_importing_aptmem_loads_no_tokenizer_library() -> None:
 
 @pytest.mark.slow
 def test_medium_is_ten_times_faster_than_tiktoken() -> None:
-    from experiments.token_accuracy import speed_table, summarize_speed
+    from experiments.measurements.tokens.accuracy import speed_table, summarize_speed
 
     corpus = token_corpus(SEED, 100)
     speed = speed_table([get_estimator("medium"), get_estimator("precise")], corpus, repeats=5)

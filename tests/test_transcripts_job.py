@@ -7,19 +7,26 @@ import dataclasses
 import json
 from pathlib import Path
 
+import msgspec
 import polars as pl
 import pytest
 
 from aptmem.entries import Compaction, Metadata, User
 from aptmem.store import select_live
-from experiments.compaction_job import CompactionSettings, run_compaction
-from experiments.compaction_report import compaction_section
-from experiments.metrics import collect_metrics
-from experiments.resume_file import ResumeSession
-from experiments.transcripts_job import TABLES, TranscriptsSettings, run_transcripts
-from experiments.transcripts_report import transcripts_section
-from experiments.workloads import TranscriptWorkload, entries_from_spec, workload_entries, workload_name, workload_spec
-from experiments.write_cost_job import WriteCostSettings, run_write_cost
+
+from experiments.core.strategy import load_strategy
+from experiments.gate.metrics import collect_metrics
+from experiments.measurements.compaction.job import run_compaction
+from experiments.measurements.compaction.report import compaction_section
+from experiments.measurements.compaction.settings import CompactionSettings
+from experiments.measurements.transcripts.job import TABLES, run_transcripts
+from experiments.measurements.transcripts.report import transcripts_section
+from experiments.measurements.transcripts.settings import TranscriptsSettings
+from experiments.measurements.write_cost.job import run_write_cost
+from experiments.measurements.write_cost.settings import WriteCostSettings
+from experiments.workloads import WorkloadRequest, workload_entries, workload_name
+from experiments.workloads.resume import ResumeSession
+from experiments.workloads.transcripts import TranscriptWorkload
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "real"
@@ -110,7 +117,8 @@ def test_transcript_workload_entries_limit_and_spec() -> None:
     entries = workload_entries(workload)
     assert len(entries) == 517 + 739 + 10 + 69 + 26 + 1432 and workload_name(workload) == "transcript"
     assert workload_entries(workload, limit=100) == entries[:100]
-    assert entries_from_spec(workload_spec(workload, 50)) == entries[:50]
+    request = msgspec.json.decode(msgspec.json.encode(WorkloadRequest.of(workload, 50)), type=WorkloadRequest)
+    assert request.entries() == entries[:50]  # a workload crosses into a child process as JSON
     with pytest.raises(ValueError):
         TranscriptWorkload(format="word")
     with pytest.raises(FileNotFoundError):
@@ -149,6 +157,6 @@ def test_compaction_and_write_cost_jobs_take_a_transcript(tmp_path: Path) -> Non
     text = compaction_section(tmp_path / "c") or ""
     assert "planted-fact scoring does not apply" in text and "Facts retained" not in text
     assert not any("facts_retained" in name for name in collect_metrics(tmp_path / "c"))
-    wc = WriteCostSettings(entries=40, full_json_entries=0, early=(1, 10), late_size=10)
-    samples = run_write_cost(["jsonl_none"], wc, workload, tmp_path / "w", tmp=str(tmp_path))["write_cost_samples"]
+    wc = WriteCostSettings(entries=40, quadratic_entries=0, early=(1, 10), late_size=10)
+    samples = run_write_cost([load_strategy("jsonl_none")], wc, workload, tmp_path / "w", tmp=str(tmp_path))["write_cost_samples"]
     assert samples["workload"].unique().to_list() == ["transcript"] and samples["session_entries"].unique().to_list() == [40]
