@@ -1,0 +1,96 @@
+"""The one interface every search engine of the recall index implements, and what it needs installed.
+
+An engine keeps its own tables inside the index's SQLite database, keyed by the ``doc_id`` of the
+``docs`` table, and is told about every record added or removed *inside the index's transaction*:
+so an engine's tables and the records never disagree, whatever moment a crash picks. Scores are
+"higher is better" and comparable only within one engine's answer to one question.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from importlib import metadata
+from typing import Protocol, runtime_checkable
+
+import msgspec
+
+from aptmem.recall.records import Doc
+
+__all__ = ["Engine", "Filter", "InstallSize", "install_size"]
+
+
+class Filter(msgspec.Struct, frozen=True, kw_only=True):
+    """Which records a search may return: by level and by kind."""
+
+    levels: tuple[str, ...] = ("l2", "l3")
+    kinds: tuple[str, ...] = ("session", "summary", "chunk")
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """A search engine over the index's records.
+
+    ``name`` is its registry name; ``requires`` the distributions it needs beyond aptmem's own
+    dependencies (installed by the extra ``extra``; empty for the default engine); ``components``
+    the registry names of the engines whose tables it keeps (``(name,)`` for a plain engine, its
+    parts for a composite one): the index maintains each component once, however many engines
+    share it.
+    """
+
+    name: str
+    components: tuple[str, ...]
+    requires: tuple[str, ...]
+    extra: str
+
+    def prepare(self, db: sqlite3.Connection) -> None:
+        """Create the engine's tables if missing, and fail now (a clear error) if it cannot run."""
+        ...
+
+    def add(self, db: sqlite3.Connection, docs: Sequence[tuple[int, Doc]]) -> None:
+        """Index new records (``doc_id``, record), inside the caller's transaction."""
+        ...
+
+    def remove(self, db: sqlite3.Connection, doc_ids: Sequence[int]) -> None:
+        """Forget records, inside the caller's transaction."""
+        ...
+
+    def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
+        """Return up to ``k`` (``doc_id``, score) pairs, best first."""
+        ...
+
+
+class InstallSize(msgspec.Struct, frozen=True, kw_only=True):
+    """What an engine adds to an install: its distributions and their measured size on disk."""
+
+    engine: str
+    distributions: tuple[str, ...]
+    bytes: int
+    missing: tuple[str, ...] = ()
+
+
+def _dist_size(name: str) -> int:
+    dist = metadata.distribution(name)
+    total = 0
+    for file in dist.files or ():
+        try:
+            total += file.locate().stat().st_size
+        except OSError:  # a file listed in RECORD but gone: count what is there
+            continue
+    return total
+
+
+def install_size(engine: Engine) -> InstallSize:
+    """Measure, from the installed files, the size of the distributions ``engine`` requires.
+
+    The default engine requires nothing beyond aptmem's dependencies (SQLite comes with Python),
+    so its size is 0. Distributions that are not installed are listed in ``missing``.
+    """
+    total = 0
+    missing: list[str] = []
+    for name in engine.requires:
+        try:
+            total += _dist_size(name)
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    return InstallSize(engine=engine.name, distributions=engine.requires, bytes=total, missing=tuple(missing))
