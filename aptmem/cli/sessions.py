@@ -50,6 +50,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     _root_option(p)
     p.add_argument("--with-summary", action="store_true", help="also carry over the old session's latest summary")
     p.add_argument("--with-history", action="store_true", help="also copy the old session's whole history")
+    p.add_argument("--with-recall", metavar="QUERY", default=None,
+                   help="seed the new session with what 'aptmem recall QUERY' finds in the root (1,024 tokens at most)")
     p.add_argument("--title", default=None, help="a title (default: the old session's)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_continue)
@@ -134,9 +136,14 @@ def run_continue(args: argparse.Namespace) -> int:
     from aptmem.continuation import continue_session
     from aptmem.jsonl_store import JsonlStore
 
+    recalled = None
+    if args.with_recall:
+        from aptmem.recall import recall
+
+        recalled = recall(args.with_recall, root=args.root).text or None
     with JsonlStore(args.root) as store:
         session_id = continue_session(store, args.root, args.old_id, with_summary=args.with_summary,
-                                      with_history=args.with_history, title=args.title)
+                                      with_history=args.with_history, title=args.title, recalled=recalled)
     _print_id(args, session_id, path=str(store.path(session_id)), parent=args.old_id)
     return 0
 

@@ -132,6 +132,8 @@ class RecallIndex:
         wanted: dict[str, None] = dict.fromkeys(stored_names)
         for name in engines:
             wanted.update(dict.fromkeys(get_engine(name).components))
+        if not wanted:
+            wanted[DEFAULT_ENGINE] = None
         for name in wanted:
             engine = get_engine(name)
             engine.prepare(self.db)
