@@ -25,9 +25,12 @@ __all__ = ["index_tokens", "query_tokens", "is_cjk"]
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _PIECE = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 # A compound: alphanumeric runs joined by . - / : _ @ (no spaces).
-_COMPOUND = re.compile(r"[^\W_]+(?:[._/:@-]+[^\W_]+)+", re.UNICODE)
+# Possessive quantifiers and the look-behind keep this from backtracking inside every word.
+_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:[._/:@-]++[^\W_]++)+", re.UNICODE)
 _CAMEL = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])|\d+")
 _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+_CAMEL_WORD = re.compile(r"(?<![^\W_])(?=[^\W_]*?[a-z][A-Z])[^\W_]++")
+_CAMEL_HINT = re.compile(r"[a-z][A-Z]")
 
 _EN_STOP = frozenset(
     """a an the is are was were be been being am do does did of to in on at by for with from as and or
@@ -55,9 +58,8 @@ def _bigrams(run: str) -> list[str]:
 def _word_tokens(word: str) -> list[str]:
     """Tokens of one alphanumeric run: its lowercase form and, for camelCase, its parts."""
     low = word.lower()
-    parts = _CAMEL.findall(word)
-    if len(parts) > 1:
-        return [low, *(p.lower() for p in parts)]
+    if _CAMEL_WORD.fullmatch(word):  # as index_tokens does: only words with an inner capital
+        return [low, *(p.lower() for p in _CAMEL.findall(word))]
     return [low]
 
 
@@ -76,9 +78,25 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+_CJK_RUNS = re.compile(rf"[{_CJK}]+")
+_SEPARATORS = str.maketrans("", "", "._/:@-")
+
+
+def _bigram_run(match: re.Match[str]) -> str:
+    return " " + " ".join(_bigrams(match.group())) + " "
+
+
 def index_tokens(text: str) -> str:
-    """The text FTS5 indexes for ``text``: its tokens joined by spaces (see the module docstring)."""
-    return " ".join(_tokens(text))
+    """The text FTS5 indexes for ``text`` (see the module docstring).
+
+    The hot path of indexing, so it leaves to FTS5 what FTS5 does anyway: ``unicode61`` lowercases
+    and splits Latin text itself. We only turn CJK runs into bigrams and append the extra tokens
+    (camelCase parts, joined compounds); :func:`query_tokens` yields the same tokens for a question.
+    """
+    out = _CJK_RUNS.sub(_bigram_run, text) if _CJK_RUNS.search(text) else text
+    extras = [part for word in _CAMEL_WORD.findall(text) for part in _CAMEL.findall(word)] if _CAMEL_HINT.search(text) else []
+    extras.extend(m.group().translate(_SEPARATORS) for m in _COMPOUND.finditer(text))
+    return f"{out}\n{' '.join(extras)}" if extras else out
 
 
 def query_tokens(question: str) -> list[str]:

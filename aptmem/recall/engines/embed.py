@@ -28,9 +28,10 @@ from aptmem.recall.records import KINDS, LEVELS, Doc
 
 __all__ = ["EmbeddingEngine", "TextEmbedder", "UseEmbedder", "WordLlamaEmbedder", "embedding_engine"]
 
-#: Characters of a record that are embedded (both models see a few hundred tokens at most).
-EMBED_CHARS = 2000
+#: Characters of a record that are embedded: one chunk (aptmem.recall.chunking.CHUNK_CHARS).
+EMBED_CHARS = 1200
 _BATCH = 512
+_POOL_BATCH = 256  # texts pooled in one product
 
 
 @runtime_checkable
@@ -70,15 +71,37 @@ class WordLlamaEmbedder:
             raise RecallEngineUnavailable(self.name, "wordllama", self.extra) from exc
         # The wheel ships its weights and tokenizer; pointing cache_dir at the package folder and
         # refusing downloads is what makes 0.4.0.post1 load offline.
-        self._model = wordllama.WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True,
-                                               dim=self.dims)
+        model = wordllama.WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True, dim=self.dims)
+        # WordLlama's own embed() pads every batch to its longest text and averages the padded
+        # tensor; averaging each text's token vectors without padding gives the same vectors
+        # (to 1e-7 on the benchmark's chunks) in less than half the time, so we pool ourselves.
+        model.tokenizer.no_padding()
+        self._tokenizer = model.tokenizer
+        self._table = model.embedding
+        self._vocab = model.embedding.shape[0]
 
     def embed(self, texts: Sequence[str]) -> Any:
-        """Embed with WordLlama (normalized)."""
+        """Mean of each text's token vectors, normalized (WordLlama's pooling, without padding)."""
         np = _numpy()
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dims), dtype=np.float32)
-        return np.asarray(self._model.embed([t[:EMBED_CHARS] for t in texts], norm=True), dtype=np.float32)
+            return out
+        encodings = self._tokenizer.encode_batch([t[:EMBED_CHARS] for t in texts], add_special_tokens=False)
+        for start in range(0, len(texts), _POOL_BATCH):
+            ids = [e.ids for e in encodings[start : start + _POOL_BATCH]]
+            lengths = np.array([len(i) for i in ids], dtype=np.int64)
+            if not lengths.sum():
+                continue
+            flat = np.clip(np.concatenate([np.asarray(i, dtype=np.int64) for i in ids]), 0, self._vocab - 1)
+            rows = np.repeat(np.arange(len(ids)), lengths)
+            # A bag of tokens per text (texts x distinct tokens) times those tokens' vectors: one
+            # BLAS product instead of gathering a vector per token occurrence.
+            vocab, column = np.unique(flat, return_inverse=True)
+            counts = np.bincount(rows * len(vocab) + column, minlength=len(ids) * len(vocab)).reshape(len(ids), len(vocab))
+            out[start : start + len(ids)] = (counts.astype(np.float32) @ self._table[vocab]) / np.maximum(lengths, 1)[:, None]
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
 
 
 class UseEmbedder:

@@ -96,7 +96,7 @@ class Fts5Engine:
 
 def fts_bigram() -> Fts5Engine:
     """The default engine: FTS5 over our analysis (words, identifier parts, CJK bigrams)."""
-    return Fts5Engine("fts", "fts_bigram", "unicode61 remove_diacritics 2", lambda d: index_tokens(d.search), _bigram_match)
+    return Fts5Engine("fts", "fts_bigram", "porter unicode61 remove_diacritics 2", lambda d: index_tokens(d.search), _bigram_match)
 
 
 def fts_trigram() -> Fts5Engine:
