@@ -38,6 +38,7 @@ from aptmem.recall.scoring import judge, summarize  # noqa: E402
 VARIANTS = {
     "fts": ("fts", False, "chunks"),
     "fts_trigram": ("fts_trigram", False, "chunks"),
+    "fts_xl": ("fts_xl", False, "chunks"),
     "wordllama": ("wordllama", False, "chunks"),
     "hybrid": ("hybrid", False, "chunks"),
     "use": ("use", False, "chunks"),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["index_tokens", "query_tokens", "is_cjk"]
+__all__ = ["EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _PIECE = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
@@ -42,6 +42,10 @@ _EN_STOP = frozenset(
 )
 # Chinese function characters and common question words: a bigram made only of these is noise.
 _ZH_STOP_CHARS = frozenset("的了吗呢吧啊是在我你他她它们这那哪什么么怎样个和与及或就都也还又把被给对从向为以上下中之其所有没不要会能可请问记得讨论过时候")
+
+
+#: English stop words (what questions are made of, not what they are about).
+EN_STOP_WORDS = _EN_STOP
 
 
 def is_cjk(ch: str) -> bool:

@@ -9,6 +9,8 @@ name               what                                                  needs
 ``fts_trigram``    SQLite FTS5 ``trigram`` tokenizer, BM25               nothing
 ``wordllama``      WordLlama 256-d embeddings, exact cosine              extra ``recall-embed``
 ``use``            USE multilingual v3 512-d embeddings, exact cosine    extra ``recall-multilingual``
+``fts_xl``         ``fts`` + query translation zh<->en (CC-CEDICT),      extra ``recall-crosslingual``
+                   the two rankings fused (RRF)
 ``hybrid``         ``fts`` + ``wordllama``, reciprocal rank fusion       extra ``recall-embed``
 ``hybrid_use``     ``fts`` + ``use``, reciprocal rank fusion             extra ``recall-multilingual``
 =================  ====================================================  =========================
@@ -20,6 +22,7 @@ from collections.abc import Callable
 
 from aptmem.errors import UnknownRecallEngine
 from aptmem.recall.engines.base import Engine, Filter, InstallSize, install_size
+from aptmem.recall.engines.crosslingual import CrossLingualEngine
 from aptmem.recall.engines.embed import UseEmbedder, WordLlamaEmbedder, embedding_engine
 from aptmem.recall.engines.fts import fts_bigram, fts_trigram
 from aptmem.recall.engines.hybrid import HybridEngine
@@ -35,6 +38,7 @@ Resolve = Callable[[str], Engine]
 ENGINES: dict[str, Callable[[Resolve], Engine]] = {
     "fts": lambda resolve: fts_bigram(),
     "fts_trigram": lambda resolve: fts_trigram(),
+    "fts_xl": lambda resolve: CrossLingualEngine("fts_xl", resolve("fts")),
     "wordllama": lambda resolve: embedding_engine(WordLlamaEmbedder),
     "use": lambda resolve: embedding_engine(UseEmbedder),
     "hybrid": lambda resolve: HybridEngine("hybrid", [resolve("fts"), resolve("wordllama")]),
