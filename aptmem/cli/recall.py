@@ -26,7 +26,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("index", help="bring the recall index of a folder of sessions up to date")
     _root_option(p)
-    p.add_argument("--rebuild", action="store_true", help="drop the index's records and index every session afresh")
+    p.add_argument("--rebuild", action="store_true", help="delete the index (even a damaged one) and index every session afresh")
     p.add_argument("--verify", action="store_true", help="re-read every log, even those whose file did not change")
     p.add_argument("--engine", action="append", choices=sorted(ENGINES), default=None,
                    help=f"an engine to maintain (repeatable; default: {DEFAULT_ENGINE} and those already maintained)")
@@ -67,9 +67,9 @@ def run_index(args: argparse.Namespace) -> int:
     from aptmem.recall.api import open_index
 
     _check_root(args.root)
-    index = open_index(args.root, engines=tuple(args.engine or ()), facts=args.facts)
+    index = open_index(args.root, engines=tuple(args.engine or ()), facts=args.facts, fresh=args.rebuild)
     try:
-        report = index.rebuild() if args.rebuild else index.verify() if args.verify else index.refresh()
+        report = index.verify() if args.verify else index.refresh()
         stats = index.stats()
     finally:
         index.close()

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import msgspec
 
 from aptmem.recall.engines import DEFAULT_ENGINE
 from aptmem.recall.index import RecallIndex, file_token
 from aptmem.recall.records import Hit
+from aptmem.recall.schema import INDEX_NAME, remove_index
 from aptmem.tokens import Estimator, get_estimator
 
 __all__ = ["RecallResult", "open_index", "pack", "recall"]
@@ -80,10 +82,16 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
     return RecallResult(question=question, hits=shown, text=text, tokens=estimator.count(text) if text else 0, budget=budget)
 
 
-def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAULT_ENGINE,), facts: bool | None = None) -> RecallIndex:
-    """The recall index of a folder of JSONL sessions (change tokens from the log files)."""
+def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAULT_ENGINE,), facts: bool | None = None,
+               fresh: bool = False) -> RecallIndex:
+    """The recall index of a folder of JSONL sessions (change tokens from the log files).
+
+    ``fresh`` deletes the index file first (even a damaged one): everything is indexed anew.
+    """
     from aptmem.jsonl_store import JsonlStore
 
+    if fresh:
+        remove_index(Path(root) / INDEX_NAME)
     store = JsonlStore(root)
     return RecallIndex(store, root, engines=engines, facts=facts, change_token=lambda sid: file_token(store.path(sid)))
 

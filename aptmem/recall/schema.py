@@ -20,7 +20,7 @@ from pathlib import Path
 
 from aptmem.errors import CorruptIndexError
 
-__all__ = ["INDEX_NAME", "SCHEMA_VERSION", "connect", "read_setting", "write_setting"]
+__all__ = ["INDEX_NAME", "SCHEMA_VERSION", "connect", "read_setting", "remove_index", "write_setting"]
 
 INDEX_NAME = "recall-index.sqlite"
 SCHEMA_VERSION = "1"
@@ -84,6 +84,17 @@ def connect(path: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def remove_index(path: Path) -> None:
+    """Delete an index file and its WAL files (derived data: a rebuild makes it anew); refuse a symlink."""
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if os.path.islink(part):
+            raise CorruptIndexError(str(part), "is a symlink")
+        try:
+            os.unlink(part)
+        except FileNotFoundError:
+            pass
 
 
 def read_setting(db: sqlite3.Connection, key: str) -> str | None:
