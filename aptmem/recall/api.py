@@ -17,7 +17,7 @@ import msgspec
 from aptmem.recall.engines import DEFAULT_ENGINE
 from aptmem.recall.index import RecallIndex, file_token
 from aptmem.recall.records import Hit
-from aptmem.recall.schema import INDEX_NAME, remove_index
+from aptmem.recall.schema import INDEX_NAME, previous_settings, remove_index
 from aptmem.tokens import Estimator, get_estimator
 
 __all__ = ["RecallResult", "open_index", "pack", "recall"]
@@ -86,12 +86,17 @@ def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAUL
                fresh: bool = False) -> RecallIndex:
     """The recall index of a folder of JSONL sessions (change tokens from the log files).
 
-    ``fresh`` deletes the index file first (even a damaged one): everything is indexed anew.
+    ``fresh`` deletes the index file first (even a damaged one) and everything is indexed anew,
+    with the engines and fact setting it had (when they can still be read) besides those asked for.
     """
     from aptmem.jsonl_store import JsonlStore
 
     if fresh:
-        remove_index(Path(root) / INDEX_NAME)
+        path = Path(root) / INDEX_NAME
+        kept_engines, kept_facts = previous_settings(path)
+        engines = (*engines, *kept_engines)
+        facts = kept_facts if facts is None else facts
+        remove_index(path)
     store = JsonlStore(root)
     return RecallIndex(store, root, engines=engines, facts=facts, change_token=lambda sid: file_token(store.path(sid)))
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from aptmem.errors import CorruptIndexError
 
-__all__ = ["INDEX_NAME", "SCHEMA_VERSION", "connect", "read_setting", "remove_index", "write_setting"]
+__all__ = ["INDEX_NAME", "SCHEMA_VERSION", "connect", "read_setting", "previous_settings", "remove_index", "write_setting"]
 
 INDEX_NAME = "recall-index.sqlite"
 SCHEMA_VERSION = "1"
@@ -84,6 +84,21 @@ def connect(path: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def previous_settings(path: Path) -> tuple[tuple[str, ...], bool | None]:
+    """The engines and fact setting of an existing index, so a rebuild keeps them (none if unreadable)."""
+    if not path.is_file() or path.is_symlink():
+        return (), None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            engines, facts = read_setting(db, "engines"), read_setting(db, "facts")
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return (), None
+    return tuple(n for n in (engines or "").split(",") if n), None if facts is None else facts == "1"
 
 
 def remove_index(path: Path) -> None:
