@@ -34,17 +34,18 @@ from aptmem.recall.engines import get_engine, install_size  # noqa: E402
 from aptmem.recall.index import RecallIndex, file_token  # noqa: E402
 from aptmem.recall.scoring import judge, summarize  # noqa: E402
 
-#: (label, engine, facts extracted, L3 variant)
+#: label -> (engines the index is built with, facts extracted, engine asked, L3 variant). Variants
+#: with the same build share one index (so "wordllama" and "hybrid" are asked of the same vectors).
 VARIANTS = {
-    "fts": ("fts", False, "chunks"),
-    "fts_trigram": ("fts_trigram", False, "chunks"),
-    "fts_xl": ("fts_xl", False, "chunks"),
-    "wordllama": ("wordllama", False, "chunks"),
-    "hybrid": ("hybrid", False, "chunks"),
-    "use": ("use", False, "chunks"),
-    "hybrid_use": ("hybrid_use", False, "chunks"),
-    "fts_facts": ("fts", True, "facts"),
-    "hybrid_facts": ("hybrid", True, "facts"),
+    "fts": (("fts",), False, "fts", "chunks"),
+    "fts_trigram": (("fts_trigram",), False, "fts_trigram", "chunks"),
+    "fts_xl": (("fts",), False, "fts_xl", "chunks"),
+    "wordllama": (("hybrid",), False, "wordllama", "chunks"),
+    "hybrid": (("hybrid",), False, "hybrid", "chunks"),
+    "use": (("hybrid_use",), False, "use", "chunks"),
+    "hybrid_use": (("hybrid_use",), False, "hybrid_use", "chunks"),
+    "fts_facts": (("fts",), True, "fts", "facts"),
+    "hybrid_facts": (("hybrid",), True, "hybrid", "facts"),
 }
 
 
@@ -53,17 +54,35 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
 
 
-def run_variant(root: str, label: str, workload, scratch: Path, size: str, score: bool) -> tuple[dict, list[dict]]:
-    """Build one index, ask every question; return the engine row and the per-question rows."""
-    engine, facts, l3 = VARIANTS[label]
-    store = JsonlStore(root)
-    path = scratch / f"{label}-{size}.sqlite"
-    start = time.perf_counter()
-    index = RecallIndex(store, root, engines=(engine,), facts=facts, path=path, change_token=lambda s: file_token(store.path(s)))
-    index.refresh()
-    build = time.perf_counter() - start
-    stats = index.stats()
-    records = sum(stats.records.values())
+class Builds:
+    """One index per (engines, facts) and workload size, built once, timed."""
+
+    def __init__(self, root: str, scratch: Path, size: str) -> None:
+        self.root, self.scratch, self.size = root, scratch, size
+        self.store = JsonlStore(root)
+        self.built: dict[tuple, tuple[RecallIndex, float]] = {}
+
+    def get(self, engines: tuple[str, ...], facts: bool) -> tuple[RecallIndex, float]:
+        key = (engines, facts)
+        if key not in self.built:
+            path = self.scratch / f"{'+'.join(engines)}{'-facts' if facts else ''}-{self.size}.sqlite"
+            start = time.perf_counter()
+            index = RecallIndex(self.store, self.root, engines=engines, facts=facts, path=path,
+                                change_token=lambda s: file_token(self.store.path(s)))
+            index.refresh()
+            self.built[key] = (index, time.perf_counter() - start)
+        return self.built[key]
+
+    def close(self) -> None:
+        for index, _ in self.built.values():
+            index.close()
+        self.store.close()
+
+
+def run_variant(builds: Builds, label: str, workload, score: bool) -> tuple[dict, list[dict]]:
+    """Ask every question of one variant; return the engine row and the per-question rows."""
+    engines, facts, engine, l3 = VARIANTS[label]
+    index, build = builds.get(engines, facts)
     planted = frozenset((f.session_id, f.entry_id) for f in workload.facts)
     rows: list[dict] = []
     latencies: list[float] = []
@@ -79,11 +98,12 @@ def run_variant(root: str, label: str, workload, scratch: Path, size: str, score
         rows.append({"variant": label, "qid": question.qid, "wording": question.wording, "split": question.split,
                      "language": question.language, "carrier": question.carrier, "kind": question.kind,
                      "question": question, "judgement": judgement})
-    index.close()
-    store.close()
+    stats = index.stats()  # after the questions: fts_xl stores its dictionary at the first one
+    records = sum(stats.records.values())
     size_info = install_size(get_engine(engine))
-    return {"variant": label, "size": size, "records": records, "chunks": stats.records.get("l3/chunk", 0),
-            "build_s": build, "build_s_per_10k": build / max(1, records) * 10_000, "index_bytes": stats.bytes,
+    return {"variant": label, "size": builds.size, "built_with": "+".join(engines) + (" facts" if facts else ""),
+            "records": records, "chunks": stats.records.get("l3/chunk", 0), "build_s": build,
+            "build_s_per_10k": build / max(1, records) * 10_000, "index_bytes": stats.bytes,
             "query_p50_ms": _percentile(latencies, 0.5), "query_p95_ms": _percentile(latencies, 0.95),
             "install_bytes": size_info.bytes, "install_missing": ",".join(size_info.missing)}, rows
 
@@ -93,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--small", action="store_true", help="a quick run: a few thousand chunks, no large workload")
-    parser.add_argument("--engines", default="fts,fts_trigram,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
-    parser.add_argument("--large-engines", default="fts,fts_trigram,wordllama,hybrid")
+    parser.add_argument("--engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
+    parser.add_argument("--large-engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     out = Path(args.out or f"reports/runs/recall-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -112,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
             workload = build_workload(str(root), seed=args.seed, sessions=sessions, entries_per_session=per_session, facts=facts)
             print(f"[{size}] {len(workload.sessions)} sessions, {workload.entries} entries, {len(workload.facts)} facts, "
                   f"{len(workload.questions)} questions, written in {time.perf_counter() - t0:.1f}s", flush=True)
+            builds = Builds(str(root), scratch, size)
             for label in engines.split(","):
-                row, rows = run_variant(str(root), label, workload, scratch, size, score=True)
+                row, rows = run_variant(builds, label, workload, score=True)
                 engine_rows.append(row)
                 for r in rows:
                     r["size"] = size
@@ -121,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {label:13s} {row['records']:7d} records  build {row['build_s']:6.1f}s "
                       f"({row['build_s_per_10k']:.2f} s/10k)  {row['index_bytes'] / 2**20:7.1f} MiB  "
                       f"p50 {row['query_p50_ms']:.2f} ms  p95 {row['query_p95_ms']:.2f} ms", flush=True)
+            builds.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     summary: list[dict] = []

@@ -238,7 +238,9 @@ def test_missing_optional_engine_is_a_clear_error(monkeypatch: pytest.MonkeyPatc
 
 
 def test_rrf_fuses_by_rank() -> None:
-    assert [i for i, _ in rrf([[1, 2, 3], [3, 1, 4]], 3)] == [1, 3, 2]
+    assert [i for i, _ in rrf([[(1, 9.0), (2, 8.0), (3, 7.0)], [(3, 5.0), (1, 4.0), (4, 3.0)]], 3)] == [1, 3, 2]
+    # A ranking whose scores are all tied cannot tell its records apart: the other one decides.
+    assert rrf([[(1, 0.0), (2, 0.0)], [(2, 3.0), (1, 1.0)]], 2)[0][0] == 2
 
 
 def test_pack_fits_the_budget() -> None:

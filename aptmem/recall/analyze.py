@@ -99,7 +99,7 @@ def index_tokens(text: str) -> str:
     """
     out = _CJK_RUNS.sub(_bigram_run, text) if _CJK_RUNS.search(text) else text
     extras = [part for word in _CAMEL_WORD.findall(text) for part in _CAMEL.findall(word)] if _CAMEL_HINT.search(text) else []
-    extras.extend(m.group().translate(_SEPARATORS) for m in _COMPOUND.finditer(text))
+    extras.extend(word.translate(_SEPARATORS) for word in _COMPOUND.findall(text))
     return f"{out}\n{' '.join(extras)}" if extras else out
 
 

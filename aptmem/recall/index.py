@@ -110,6 +110,7 @@ class RecallIndex:
         self.path = Path(path) if path is not None else Path(root) / INDEX_NAME
         self.change_token = change_token
         self._components: dict[str, Engine] = {}
+        self._composites: dict[str, Engine] = {}
         self.db = connect(self.path)
         try:
             self._configure(engines, facts)
@@ -226,7 +227,7 @@ class RecallIndex:
         if k <= 0:
             return []
         name = engine or (DEFAULT_ENGINE if DEFAULT_ENGINE in self._components else next(iter(self._components)))
-        searcher = self._component(name) if name in self._components else get_engine(name, self._component)
+        searcher = self._searcher(name)
         where = level_filter(level, l3)
         ranked = searcher.search(self.db, question, k * 4, where)
         if not ranked:
@@ -246,6 +247,14 @@ class RecallIndex:
             if len(hits) == k:
                 break
         return hits
+
+    def _searcher(self, name: str) -> Engine:
+        """The engine of ``name``: a maintained one, or a composite built (once) from maintained ones."""
+        if name in self._components:
+            return self._components[name]
+        if name not in self._composites:
+            self._composites[name] = get_engine(name, self._component)
+        return self._composites[name]
 
     def stats(self) -> IndexStats:
         """Count sessions and records, measure the file."""

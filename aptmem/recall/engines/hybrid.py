@@ -21,11 +21,18 @@ RRF_K = 60
 DEPTH = 50
 
 
-def rrf(rankings: Sequence[Sequence[int]], k: int, rrf_k: int = RRF_K) -> list[tuple[int, float]]:
-    """Fuse rankings (lists of ids, best first) into the ``k`` best (id, fused score) pairs."""
+def rrf(rankings: Sequence[Sequence[tuple[int, float]]], k: int, rrf_k: int = RRF_K) -> list[tuple[int, float]]:
+    """Fuse rankings ((id, score) lists, best first) into the ``k`` best (id, fused score) pairs.
+
+    Records with equal scores share the best of their ranks (competition ranking), so a ranking
+    that cannot tell its records apart (every score tied) adds the same to each of them.
+    """
     scores: dict[int, float] = {}
     for ranking in rankings:
-        for rank, doc_id in enumerate(ranking, start=1):
+        rank, previous = 0, None
+        for position, (doc_id, score) in enumerate(ranking, start=1):
+            if score != previous:
+                rank, previous = position, score
             scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (rrf_k + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
 
@@ -62,4 +69,4 @@ class HybridEngine:
     def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
         """Each part's top :data:`DEPTH`, fused."""
         depth = max(k, DEPTH)
-        return rrf([[i for i, _ in part.search(db, question, depth, where)] for part in self.parts], k)
+        return rrf([part.search(db, question, depth, where) for part in self.parts], k)
