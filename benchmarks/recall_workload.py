@@ -73,73 +73,86 @@ def _hex(rng: random.Random, n: int) -> str:
     return "".join(rng.choice("0123456789abcdef") for _ in range(n))
 
 
-def _fact(rng: random.Random, kind: str, subject: str, index: int, held: int) -> Fact:
-    """A fact of ``kind`` about ``subject``; ``held`` picks the paraphrase wording (0 tune, 1 held out)."""
+#: Per kind: the statement (en, zh), the template question (en, zh) and two paraphrases (en, zh),
+#: the first for the tune half, the second held out. Fields come from :func:`_slots`.
+_TEXTS: dict[str, dict[str, object]] = {
+    "env": {"say": ("{key} for {s} in {env} is {v}", "{s} 在{env_zh}环境的 {key} 是 {v}"),
+            "ask": ("What is the {key} of {s} in {env}?", "{s} 在{env_zh}环境的 {key} 是什么？"),
+            "para": [("Where does {s} connect on {env}? I need the {proto} address.", "{s} 在{env_zh}连的 {proto} 地址是哪个？"),
+                     ("{s} on {env}: which {proto} host and port did we end up with?", "{env_zh}上 {s} 用的 {proto} 主机和端口是？")]},
+    "branch": {"say": ("the release branch for {s} is {v}", "{s} 的发布分支是 {v}"),
+               "ask": ("What is the release branch for {s}?", "{s} 的发布分支是什么？"),
+               "para": [("Which line of code should the {s} hotfix go onto?", "{s} 的热修复应该提交到哪条线上？"),
+                        ("Where do we cut {s} builds from for shipping?", "{s} 上线的构建从哪里切出来？")]},
+    "commit": {"say": ("commit {v} fixed the {bug} in {s}", "提交 {v} 修复了 {s} 的 {bug}"),
+               "ask": ("Which commit fixed the {bug} in {s}?", "哪个提交修复了 {s} 的 {bug}？"),
+               "para": [("Which change got rid of the {bug} problem in {s}?", "{s} 的 {bug} 问题是哪个改动解决的？"),
+                        ("What hash should I cherry-pick to get the {bug} repair for {s}?", "要拿到 {s} 的 {bug} 修复，该 cherry-pick 哪个 hash？")]},
+    "ticket": {"say": ("ticket {v} tracks {topic} for {s}", "工单 {v} 跟踪 {s} 的 {topic}"),
+               "ask": ("Which ticket tracks {topic} for {s}?", "哪个工单跟踪 {s} 的 {topic}？"),
+               "para": [("Under which id is {topic} of {s} filed?", "{s} 的 {topic} 登记在哪个编号下？"),
+                        ("Where is the work on {topic} for {s} being followed up?", "{s} 的 {topic} 在哪里跟进？")]},
+    "endpoint": {"say": ("the health check endpoint of {s} is {v}", "{s} 的健康检查接口是 {v}"),
+                 "ask": ("What is the health check endpoint of {s}?", "{s} 的健康检查接口是什么？"),
+                 "para": [("What path should the load balancer probe to know {s} is alive?", "负载均衡器该探测 {s} 的哪个路径来判断存活？"),
+                          ("Which URL tells us whether {s} is up?", "哪个 URL 能看出 {s} 是否正常？")]},
+    "pin": {"say": ("{s} pins {v}", "{s} 把版本固定为 {v}"),
+            "ask": ("Which version of {lib} does {s} pin?", "{s} 固定的 {lib} 版本是多少？"),
+            "para": [("Which {lib} release is {s} locked to?", "{s} 锁定在 {lib} 的哪个发行版？"),
+                     ("If I upgrade {lib} in {s}, what am I moving away from?", "如果在 {s} 里升级 {lib}，原来用的是哪个？")]},
+    "preference": {"say": ("for {s} the user prefers {v}", "在 {s} 上用户偏好{v_zh}"),
+                   "ask": ("What does the user prefer for {s}?", "用户在 {s} 上偏好什么？"),
+                   "para": [("How does the user like work on {s} to be done?", "用户希望 {s} 的工作怎么做？"),
+                            ("Any style wishes from the user about {s}?", "用户对 {s} 有什么风格上的要求？")]},
+    "decision": {"say": ("we decided to use {v} instead of {other} for {s} because {reason}", "我们决定 {s} 使用 {v} 而不是 {other}，因为{reason_zh}"),
+                 "ask": ("What did we decide to use for {s} and why?", "我们决定 {s} 用什么，为什么？"),
+                 "para": [("{v} or {other} for {s}, what did we settle on and why?", "{s} 最后定了 {v} 还是 {other}，为什么？"),
+                          ("Why was {other} turned down for {s}?", "为什么 {s} 没有用 {other}？")]},
+}
+
+
+def _slots(rng: random.Random, kind: str, subject: str) -> dict[str, str]:
+    """The fields of one fact of ``kind`` about ``subject``: ``v`` is its answer."""
     env, env_zh = rng.choice(_ENVS)
+    base = subject.split("-")[0]
+    slots = {"s": subject, "env": env, "env_zh": env_zh}
     if kind == "env":
         key = rng.choice(["DATABASE_URL", "REDIS_URL", "QUEUE_DSN"])
         proto = {"DATABASE_URL": "postgres", "REDIS_URL": "redis", "QUEUE_DSN": "amqp"}[key]
-        value = f"{proto}://{subject}-{_hex(rng, 4)}.{env}.internal:{rng.randint(1024, 65000)}/{subject.split('-')[0]}"
-        en = f"{key} for {subject} in {env} is {value}"
-        zh = f"{subject} 在{env_zh}环境的 {key} 是 {value}"
-        para = [(f"Where does {subject} connect on {env}? I need the {proto} address.", f"{subject} 在{env_zh}连的 {proto} 地址是哪个？"),
-                (f"{subject} on {env}: which {proto} host and port did we end up with?", f"{env_zh}上 {subject} 用的 {proto} 主机和端口是？")]
-        template = (f"What is the {key} of {subject} in {env}?", f"{subject} 在{env_zh}环境的 {key} 是什么？")
+        slots |= {"key": key, "proto": proto, "v": f"{proto}://{subject}-{_hex(rng, 4)}.{env}.internal:{rng.randint(1024, 65000)}/{base}"}
     elif kind == "branch":
-        value = f"release/{subject.split('-')[0]}-{rng.randint(1, 9)}.{rng.randint(0, 30)}"
-        en = f"the release branch for {subject} is {value}"
-        zh = f"{subject} 的发布分支是 {value}"
-        para = [(f"Which line of code should the {subject} hotfix go onto?", f"{subject} 的热修复应该提交到哪条线上？"),
-                (f"Where do we cut {subject} builds from for shipping?", f"{subject} 上线的构建从哪里切出来？")]
-        template = (f"What is the release branch for {subject}?", f"{subject} 的发布分支是什么？")
+        slots["v"] = f"release/{base}-{rng.randint(1, 9)}.{rng.randint(0, 30)}"
     elif kind == "commit":
-        value = _hex(rng, 10)
-        bug = rng.choice(["crash on empty cart", "double charge", "timezone drift", "memory leak in the poller"])
-        en = f"commit {value} fixed the {bug} in {subject}"
-        zh = f"提交 {value} 修复了 {subject} 的 {bug}"
-        para = [(f"Which change got rid of the {bug} problem in {subject}?", f"{subject} 的 {bug} 问题是哪个改动解决的？"),
-                (f"What hash should I cherry-pick to get the {bug} repair for {subject}?", f"要拿到 {subject} 的 {bug} 修复，该 cherry-pick 哪个 hash？")]
-        template = (f"Which commit fixed the {bug} in {subject}?", f"哪个提交修复了 {subject} 的 {bug}？")
+        slots |= {"v": _hex(rng, 10), "bug": rng.choice(["crash on empty cart", "double charge", "timezone drift", "memory leak in the poller"])}
     elif kind == "ticket":
-        value = f"{subject[:3].upper()}-{rng.randint(100, 9999)}"
-        topic = rng.choice(["the schema migration", "the flaky integration test", "the rate limiter", "the audit log"])
-        en = f"ticket {value} tracks {topic} for {subject}"
-        zh = f"工单 {value} 跟踪 {subject} 的 {topic}"
-        para = [(f"Under which id is {topic} of {subject} filed?", f"{subject} 的 {topic} 登记在哪个编号下？"),
-                (f"Where is the work on {topic} for {subject} being followed up?", f"{subject} 的 {topic} 在哪里跟进？")]
-        template = (f"Which ticket tracks {topic} for {subject}?", f"哪个工单跟踪 {subject} 的 {topic}？")
+        slots |= {"v": f"{subject[:3].upper()}-{rng.randint(100, 9999)}",
+                  "topic": rng.choice(["the schema migration", "the flaky integration test", "the rate limiter", "the audit log"])}
     elif kind == "endpoint":
-        value = f"/v{rng.randint(1, 4)}/{subject.split('-')[0]}/{rng.choice(['healthz', 'status', 'ready', 'ping'])}"
-        en = f"the health check endpoint of {subject} is {value}"
-        zh = f"{subject} 的健康检查接口是 {value}"
-        para = [(f"What path should the load balancer probe to know {subject} is alive?", f"负载均衡器该探测 {subject} 的哪个路径来判断存活？"),
-                (f"Which URL tells us whether {subject} is up?", f"哪个 URL 能看出 {subject} 是否正常？")]
-        template = (f"What is the health check endpoint of {subject}?", f"{subject} 的健康检查接口是什么？")
+        slots["v"] = f"/v{rng.randint(1, 4)}/{base}/{rng.choice(['healthz', 'status', 'ready', 'ping'])}"
     elif kind == "pin":
         lib = rng.choice(_LIBS)
-        value = f"{lib}=={rng.randint(0, 3)}.{rng.randint(0, 40)}.{rng.randint(0, 9)}"
-        en = f"{subject} pins {value}"
-        zh = f"{subject} 把版本固定为 {value}"
-        para = [(f"Which {lib} release is {subject} locked to?", f"{subject} 锁定在 {lib} 的哪个发行版？"),
-                (f"If I upgrade {lib} in {subject}, what am I moving away from?", f"如果在 {subject} 里升级 {lib}，原来用的是哪个？")]
-        template = (f"Which version of {lib} does {subject} pin?", f"{subject} 固定的 {lib} 版本是多少？")
+        slots |= {"lib": lib, "v": f"{lib}=={rng.randint(0, 3)}.{rng.randint(0, 40)}.{rng.randint(0, 9)}"}
     elif kind == "preference":
-        value, value_zh = rng.choice(_PREFS)
-        en = f"for {subject} the user prefers {value}"
-        zh = f"在 {subject} 上用户偏好{value_zh}"
-        para = [(f"How does the user like work on {subject} to be done?", f"用户希望 {subject} 的工作怎么做？"),
-                (f"Any style wishes from the user about {subject}?", f"用户对 {subject} 有什么风格上的要求？")]
-        template = (f"What does the user prefer for {subject}?", f"用户在 {subject} 上偏好什么？")
+        slots["v"], slots["v_zh"] = rng.choice(_PREFS)
     else:  # decision
-        (chosen, other), reason = rng.choice(_TOOLS), rng.choice(_REASONS)
-        value = chosen
-        en = f"we decided to use {chosen} instead of {other} for {subject} because {reason[0]}"
-        zh = f"我们决定 {subject} 使用 {chosen} 而不是 {other}，因为{reason[1]}"
-        para = [(f"{chosen} or {other} for {subject}, what did we settle on and why?", f"{subject} 最后定了 {chosen} 还是 {other}，为什么？"),
-                (f"Why was {other} turned down for {subject}?", f"为什么 {subject} 没有用 {other}？")]
-        template = (f"What did we decide to use for {subject} and why?", f"我们决定 {subject} 用什么，为什么？")
+        (slots["v"], slots["other"]), (slots["reason"], slots["reason_zh"]) = rng.choice(_TOOLS), rng.choice(_REASONS)
+    return slots
+
+
+def _fact(rng: random.Random, kind: str, subject: str, index: int, held: int) -> Fact:
+    """A fact of ``kind`` about ``subject``; ``held`` picks the paraphrase wording (0 tune, 1 held out)."""
+    slots = _slots(rng, kind, subject)
+    texts = _TEXTS[kind]
+
+    def fill(pair: object) -> tuple[str, str]:
+        en, zh = pair  # type: ignore[misc]
+        return en.format(**slots), zh.format(**slots)
+
+    en, zh = fill(texts["say"])
+    value, value_zh = slots["v"], slots.get("v_zh", "")
+    template, para = fill(texts["ask"]), [fill(p) for p in texts["para"]]  # type: ignore[attr-defined]
     return Fact(fact_id=f"f{index}", kind=kind, subject=subject, answer=value, statement_en=en, statement_zh=zh,
-                answer_zh=value_zh if kind == "preference" else "",
+                answer_zh=value_zh,
                 questions={"template": template, "paraphrase": para[held]}, split="held_out" if held else "tune")
 
 

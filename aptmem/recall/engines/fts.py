@@ -4,7 +4,8 @@ Two tokenizations, both measured by ``benchmarks/recall_bench.py``:
 
 * :func:`fts_bigram` (the default, ``fts``): our own analysis (:mod:`aptmem.recall.analyze`:
   lowercase words, split identifiers, CJK bigrams) fed to FTS5's ``unicode61`` tokenizer as
-  space-separated tokens. A question becomes an OR of its tokens, stop words dropped.
+  space-separated tokens. A question becomes an OR of its tokens, stop words dropped, scored only
+  on records holding one of its rare terms (see :func:`_bigram_match`), Porter-stemmed.
 * :func:`fts_trigram` (``fts_trigram``): FTS5's built-in ``trigram`` tokenizer over the raw search
   text; every query word of 3 or more characters (a CJK run counts as one word) is one substring
   term, ORed. It finds substrings (``5432`` inside ``db:5432``) but cannot match words shorter than
@@ -32,15 +33,44 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _bigram_match(question: str) -> str:
-    """An OR of the question's analyzed tokens, stop words dropped."""
-    return " OR ".join(_quote(t) for t in query_tokens(question)[:MAX_TERMS])
+#: A query term found in more than this share of the records is "common": it still scores, but
+#: only records that also hold a rarer term are scored (see :func:`_bigram_match`).
+COMMON_SHARE = 0.02
+
+
+def _bigram_match(db: sqlite3.Connection, question: str) -> str:
+    """An OR of the question's analyzed tokens (stop words dropped), restricted to rare-term records.
+
+    BM25 in FTS5 scores every record that matches any term, so a question holding one common word
+    ("service", a frequent Chinese bigram) would score a large share of the index. As in
+    max-score style retrieval, records that hold none of the question's rare terms cannot rank
+    well, so when the question has both kinds the query is ``(rare terms) AND (all terms)``: the
+    same BM25 over far fewer records. Document frequencies come from FTS5's own vocabulary table.
+    """
+    terms = query_tokens(question)[:MAX_TERMS]
+    if not terms:
+        return ""
+    every = " OR ".join(_quote(t) for t in terms)
+    # The vocabulary holds Porter stems, which for English are the word or a prefix of it
+    # ("prefers" -> "prefer", "migration" -> "migrat"): a term's frequency is that of its longest
+    # form found, the word itself or a prefix of it down to four characters shorter.
+    forms = {t[:n]: t for t in terms for n in range(len(t), max(2, len(t) - 4) , -1)}
+    marks = ",".join("?" * len(forms))
+    found = dict(db.execute(f"SELECT term, doc FROM fts_bigram_vocab WHERE term IN ({marks})", list(forms)).fetchall())
+    frequency: dict[str, int] = {}
+    for form in sorted(found, key=len):  # longer forms last: they win
+        frequency[forms[form]] = found[form]
+    records = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM fts_bigram").fetchone()[0]
+    rare = [t for t in terms if frequency.get(t, 0) <= COMMON_SHARE * records]
+    if not rare or len(rare) == len(terms):  # nothing to restrict by: score every match
+        return every
+    return f"({' OR '.join(_quote(t) for t in rare)}) AND ({every})"
 
 
 _WORD = re.compile(r"[^\s\"'`,;:!?()\[\]{}<>。，、；：！？（）【】「」“”]+")
 
 
-def _trigram_match(question: str) -> str:
+def _trigram_match(db: sqlite3.Connection, question: str) -> str:
     """An OR of the question's words of 3 or more characters (substring terms), stop words dropped."""
     terms: dict[str, None] = {}
     for word in _WORD.findall(question.lower()):
@@ -58,7 +88,8 @@ class Fts5Engine:
     requires: tuple[str, ...] = ()
     extra = ""
 
-    def __init__(self, name: str, table: str, tokenize: str, body: Callable[[Doc], str], match: Callable[[str], str]) -> None:
+    def __init__(self, name: str, table: str, tokenize: str, body: Callable[[Doc], str],
+                 match: Callable[[sqlite3.Connection, str], str]) -> None:
         self.name = name
         self.components = (name,)
         self.table = table
@@ -69,6 +100,8 @@ class Fts5Engine:
     def prepare(self, db: sqlite3.Connection) -> None:
         """Create the FTS5 table if it is missing."""
         db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.table} USING fts5(body, tokenize='{self.tokenize}')")
+        # The vocabulary (term -> records holding it) of the table, read by the query planner above.
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.table}_vocab USING fts5vocab({self.table}, 'row')")
 
     def add(self, db: sqlite3.Connection, docs: Sequence[tuple[int, Doc]]) -> None:
         """Index records inside the caller's transaction."""
@@ -80,7 +113,7 @@ class Fts5Engine:
 
     def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
         """BM25-ranked matches of the question's terms among the records ``where`` allows."""
-        match = self._match(question)
+        match = self._match(db, question)
         if not match:
             return []
         levels = ",".join("?" * len(where.levels))
