@@ -15,8 +15,6 @@ import sys
 
 import msgspec
 
-from aptmem.errors import NotASessionError
-
 __all__ = ["register"]
 
 
@@ -56,17 +54,12 @@ def _root_option(p: argparse.ArgumentParser) -> None:
                    help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
 
 
-def _check_root(root: str) -> None:
-    """Refuse a root that is not a folder (the store would otherwise create it)."""
-    if not os.path.isdir(root):
-        raise NotASessionError(root, "not a folder of sessions")
-
-
 def run_index(args: argparse.Namespace) -> int:
     """Catch the index up (or rebuild it) and print what changed."""
     from aptmem.recall.api import open_index
 
-    _check_root(args.root)
+    from aptmem.recall.engines import get_engine, install_size
+
     index = open_index(args.root, engines=tuple(args.engine or ()), facts=args.facts, fresh=args.rebuild)
     try:
         report = index.verify() if args.verify else index.refresh()
@@ -74,12 +67,14 @@ def run_index(args: argparse.Namespace) -> int:
     finally:
         index.close()
         index.store.close()
+    sizes = [install_size(get_engine(name)) for name in stats.engines]
     if args.json:
-        print(msgspec.json.encode({"report": report, "index": stats}).decode())
+        print(msgspec.json.encode({"report": report, "index": stats, "install": sizes}).decode())
     else:
         reindexed = [u for u in report.updated if u.reindexed]
         print(f"{stats.path}: {stats.sessions} sessions, {sum(stats.records.values())} records, {stats.bytes} bytes "
               f"(engines {', '.join(stats.engines)}{', facts' if stats.facts else ''})")
+        print("  installed for the engines: " + ", ".join(f"{s.engine} {s.bytes / 2**20:.1f} MiB" for s in sizes))
         print(f"  caught up {len(report.updated)} sessions: {report.added} records added, "
               f"{sum(u.removed for u in report.updated)} removed, {len(report.dropped)} sessions dropped")
         for update in reindexed:
@@ -99,7 +94,6 @@ def run_recall(args: argparse.Namespace) -> int:
 
     if args.k < 1:
         raise ValueError("--k must be at least 1")
-    _check_root(args.root)
     index = open_index(args.root, engines=(args.engine or DEFAULT_ENGINE,))
     try:
         report = index.refresh() if not args.no_refresh else None

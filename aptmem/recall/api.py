@@ -14,6 +14,7 @@ from pathlib import Path
 
 import msgspec
 
+from aptmem.errors import NotASessionError
 from aptmem.recall.engines import DEFAULT_ENGINE
 from aptmem.recall.index import RecallIndex, file_token
 from aptmem.recall.records import Hit
@@ -91,6 +92,8 @@ def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAUL
     """
     from aptmem.jsonl_store import JsonlStore
 
+    if not os.path.isdir(root):  # the store would create it: a typo must not make an empty root
+        raise NotASessionError(str(root), "not a folder of sessions")
     if fresh:
         path = Path(root) / INDEX_NAME
         kept_engines, kept_facts = previous_settings(path)

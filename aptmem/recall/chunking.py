@@ -169,7 +169,7 @@ def session_docs(meta: SessionMeta | None, session_id: str, first_ts: int | None
     lines = []
     if meta is not None and meta.title:
         lines.append(f"session: {meta.title}")
-    created = meta.created if meta is not None and meta.created else first_ts
+    created = first_ts or (meta.created if meta is not None else None)
     lines.append(f"from {_day(created)} to {_day(last_ts or (meta.updated if meta else None))}")
     if meta is not None and meta.memory:
         lines.append(meta.memory)
