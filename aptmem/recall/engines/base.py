@@ -8,6 +8,7 @@ so an engine's tables and the records never disagree, whatever moment a crash pi
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from importlib import metadata
@@ -61,7 +62,7 @@ class Engine(Protocol):
 
 
 class InstallSize(msgspec.Struct, frozen=True, kw_only=True):
-    """What an engine adds to an install: its distributions and their measured size on disk."""
+    """What an engine adds to an install: the distributions beyond aptmem's own, and their size on disk."""
 
     engine: str
     distributions: tuple[str, ...]
@@ -80,17 +81,42 @@ def _dist_size(name: str) -> int:
     return total
 
 
-def install_size(engine: Engine) -> InstallSize:
-    """Measure, from the installed files, the size of the distributions ``engine`` requires.
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
-    The default engine requires nothing beyond aptmem's dependencies (SQLite comes with Python),
-    so its size is 0. Distributions that are not installed are listed in ``missing``.
-    """
-    total = 0
-    missing: list[str] = []
-    for name in engine.requires:
+
+def _closure(names: Sequence[str], missing: list[str]) -> set[str]:
+    """The distributions ``names`` install: themselves and, transitively, what they require (no extras)."""
+    from packaging.requirements import Requirement
+
+    seen: set[str] = set()
+    todo = [_canonical(n) for n in names]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
         try:
-            total += _dist_size(name)
+            requires = metadata.requires(name) or []
         except metadata.PackageNotFoundError:
             missing.append(name)
-    return InstallSize(engine=engine.name, distributions=engine.requires, bytes=total, missing=tuple(missing))
+            continue
+        seen.add(name)
+        for line in requires:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(_canonical(requirement.name))
+    return seen
+
+
+def install_size(engine: Engine) -> InstallSize:
+    """Measure what ``engine`` adds to aptmem's own install: the installed size of the distributions
+    it requires, with everything they pull in, less what aptmem's dependencies install anyway.
+
+    The default engine requires nothing (SQLite comes with Python), so its size is 0.
+    Distributions that are not installed are listed in ``missing``.
+    """
+    missing: list[str] = []
+    base = _closure(["aptmem"], [])
+    added = sorted(_closure(engine.requires, missing) - base)
+    total = sum(_dist_size(name) for name in added)
+    return InstallSize(engine=engine.name, distributions=tuple(added), bytes=total, missing=tuple(missing))

