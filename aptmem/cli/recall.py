@@ -10,11 +10,10 @@ session could not be read (its old records are kept and it is retried next time)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import msgspec
-
-from aptmem.cli.sessions import _root_option  # the one --root option of the commands that work in a root
 
 __all__ = ["register"]
 
@@ -48,6 +47,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-refresh", action="store_true", help="answer from the index as it is, without catching up")
     p.add_argument("--json", action="store_true", help='print {"results": [{"session_id", "entry_id", "level", "score", "text"}]}')
     p.set_defaults(handler=run_recall)
+
+
+def _root_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", default=os.environ.get("APTMEM_ROOT", "sessions"), metavar="DIR",
+                   help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
 
 
 def run_index(args: argparse.Namespace) -> int:
