@@ -164,3 +164,17 @@ class CorruptTranscriptError(AptmemError):
         self.line = line
         self.reason = reason
         super().__init__(f"{path}:{line}: {reason}")
+
+
+class ServiceUnavailable(AptmemError):
+    """A store needs a server (a database) that cannot be found, started or reached here.
+
+    ``service`` names it, ``reason`` says what failed and ``how`` what to do about it; the harness
+    turns this into a skip note, never into a silent gap.
+    """
+
+    def __init__(self, service: str, reason: str, how: str = "") -> None:
+        self.service = service
+        self.reason = reason
+        self.how = how
+        super().__init__(f"{service} is not available: {reason}" + (f" ({how})" if how else ""))

@@ -37,7 +37,7 @@ from state_machine_model import EntryMaker, Model, entry_specs
 from aptmem.entries import Compaction, encode_line
 from aptmem.errors import CorruptLogError
 from aptmem.store import select_live
-from crash_disk import POWER_LOSSES, Disk, scratch_base
+from crash_disk import POWER_LOSSES, TRACED_FAMILIES, Disk, scratch_base
 from experiments.strategy_configs import build_store, load_strategy, strategy_names
 from strategies.json_array import encode_array_into
 
@@ -49,8 +49,9 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
     """A state machine class bound to one strategy config, its roots under ``base``."""
     cfg = load_strategy(strategy)
     family = str(cfg.family)
-    wal_full = family == "sqlite" and str(cfg.store.get("journal_mode", "")).upper() == "WAL" \
-        and str(cfg.store.get("synchronous", "")).upper() == "FULL"
+    # A SQLite WAL in the root is synced at every commit exactly when the strategy declares itself
+    # durable (sqlite_wal_full, the OpenAI Agents SDK's session); DELETE-mode databases have no WAL.
+    wal_full = bool(cfg.durable)
 
     class StoreMachine(RuleBasedStateMachine):
         """One session of ``strategy`` under append / compact / crash / recover / reopen."""
@@ -138,7 +139,7 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
             if kind in POWER_LOSSES:
                 self.disk.power_loss(kind, rng)
             else:
-                if kind == "torn_append" and family != "sqlite":
+                if kind == "torn_append" and family in TRACED_FAMILIES:
                     inflight = self.make.entry(spec)
                     self._append_killed(inflight, rng)  # the crash happens inside the write
                 else:
@@ -161,8 +162,9 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
             the file in place); the write of the line (JSONL) or of the whole array (full JSON) gets
             only some of its bytes to the kernel, and the files are taken as they are at that moment
             (the store's own cleanup as the exception unwinds, e.g. removing a temp file, comes too
-            late to count). SQLite's writes are C code out of reach: for it a torn append is a plain
-            process crash.
+            late to count). Only the families whose writes go through Python's ``os`` are cut so
+            (``TRACED_FAMILIES``): SQLite's writes are C code, and the peers write through
+            ``io`` or a server, so for them a torn append is a plain process crash.
             """
             if family == "jsonl":
                 target = encode_line(entry)
