@@ -51,7 +51,7 @@ from strategies.sqlite_sql import sql_errors
 
 __all__ = ["OpenAIAgentsSqliteStore"]
 
-_SESSIONS = "agent_sessions"  # the SDK's default table names
+_SESSIONS = "agent_sessions"  # the SDK's default table names, passed to it explicitly
 _MESSAGES = "agent_messages"
 _T = TypeVar("_T")
 
@@ -71,7 +71,7 @@ class OpenAIAgentsSqliteStore:
         self._lock = threading.Lock()  # one call at a time drives the loop and the own connection
         self._sessions: dict[str, SQLiteSession] = {}
         # The SDK creates its schema when a session object is made; this one exists only for that.
-        SQLiteSession("schema", self.db_path).close()
+        SQLiteSession("schema", self.db_path, sessions_table=_SESSIONS, messages_table=_MESSAGES).close()
         with sql_errors(str(self.db_path), 5.0):
             self._conn = sqlite3.connect(self.db_path, isolation_level=None, check_same_thread=False)
             synchronous = self._conn.execute("PRAGMA synchronous").fetchone()[0]
@@ -100,7 +100,8 @@ class OpenAIAgentsSqliteStore:
         self._connection()  # refuses a closed store before any SDK object is made
         session = self._sessions.get(session_id)
         if session is None:
-            session = self._sessions[session_id] = SQLiteSession(session_id, self.db_path)
+            session = self._sessions[session_id] = SQLiteSession(session_id, self.db_path, sessions_table=_SESSIONS,
+                                                                 messages_table=_MESSAGES)
         return session
 
     def _connection(self) -> sqlite3.Connection:
