@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from aptmem.errors import CorruptLogError, ServiceUnavailable, StorageError
 from strategies import postgres_server
 from strategies.postgres import LINK_NAME, PostgresStore
 from strategies.postgres_server import PostgresServer, find_bin_dir, shared_server
+
+SID = "0e5d1c2b-7a6f-4e3d-9c8b-1a2b3c4d5e6f"
 
 try:
     find_bin_dir()
@@ -222,3 +225,39 @@ def test_close_flushes_asynchronous_commits(server: PostgresServer, tmp_path: Pa
         assert entries_of(again, sid) == entries
     finally:
         again.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="run as a normal user already: every other test here covers it")
+def test_a_normal_user_starts_its_own_server(tmp_path: Path) -> None:
+    """As root, fork a child that drops to an unprivileged user (the interpreter already loaded, so no
+    file under root's home is needed), then starts a server as itself and stores a session in it."""
+    import pwd
+
+    account = pwd.getpwnam("nobody")
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 1
+        try:
+            os.close(reader)
+            os.setgroups([])
+            os.setgid(account.pw_gid)
+            os.setuid(account.pw_uid)
+            with PostgresServer("/tmp") as own:
+                assert own.user is None  # not root: the server runs as the caller
+                store = PostgresStore(tempfile.mkdtemp(dir="/tmp"), conninfo=own.conninfo)
+                store.append_many(SID, [user(0), user(1)])
+                got = entries_of(store, SID)
+                store.close()
+                os.write(writer, f"{os.getuid()} {len(got)} {got == [user(0), user(1)]}".encode())
+            code = 0
+        except BaseException as exc:  # noqa: BLE001 - reported through the pipe
+            os.write(writer, f"error {type(exc).__name__}: {exc}".encode())
+        finally:
+            os._exit(code)
+    os.close(writer)
+    with os.fdopen(reader) as pipe:
+        said = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, said
+    assert said == f"{account.pw_uid} 2 True"
