@@ -47,7 +47,7 @@ from aptmem.ids import validate_session_id
 from aptmem.store import Capabilities, RecoveryReport, SessionStats, select_live
 from strategies.openai_items import entry_to_item, item_to_entry
 from strategies.peer_common import RECOVERY_MODES, check_mode, strict_report
-from strategies.sqlite_sql import sql_errors
+from strategies.sqlite_sql import database_footprint, sql_errors
 
 __all__ = ["OpenAIAgentsSqliteStore"]
 
@@ -200,12 +200,7 @@ class OpenAIAgentsSqliteStore:
         ``-shm`` is left out, as for the sqlite strategy: it is an index of the WAL, not data.
         """
         entries = self._read(session_id)
-        size = 0
-        for suffix in ("", "-wal", "-journal"):
-            try:
-                size += os.lstat(f"{self.db_path}{suffix}").st_size
-            except FileNotFoundError:
-                pass
+        size = database_footprint(self.db_path)
         return SessionStats(session_id=session_id, entries=len(entries), bytes_on_disk=size, path=str(self.db_path),
                             compactions=sum(isinstance(entry, Compaction) for entry in entries))
 

@@ -54,6 +54,7 @@ from aptmem.store import Capabilities, RecoveryReport, SessionStats
 from strategies import postgres_sql as sql
 from strategies.peer_common import RECOVERY_MODES, check_mode
 from strategies.postgres_server import SERVICE, shared_server
+from strategies.row_live import live_context
 
 __all__ = ["PostgresStore", "SYNCHRONOUS_COMMIT", "LINK_NAME", "ENV_CONNINFO"]
 
@@ -259,20 +260,7 @@ class PostgresStore:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                 self._require(conn, session_id)
-                latest = conn.execute(sql.LATEST_COMPACTION, (session_id,)).fetchone()
-                if latest is None:
-                    return [self._decode(row[0]) for row in conn.execute(sql.ALL_ROWS, (session_id,))]
-                marker_seq, marker_payload = latest
-                marker = self._decode(marker_payload, marker_seq)
-                if not isinstance(marker, Compaction):
-                    raise CorruptLogError(self.location, marker_seq, 0, f"row {marker_seq} is marked a compaction but is a {type(marker).__name__}")
-                start = marker_seq + 1
-                if marker.first_kept is not None:
-                    kept = conn.execute(sql.KEPT_FROM, (session_id, marker.first_kept.encode("utf-8", "surrogatepass"), marker_seq)).fetchone()[0]
-                    if kept is not None:
-                        start = kept
-                rest = conn.execute(sql.FROM_SEQ, (session_id, start, marker_seq)).fetchall()
-                return [marker, *(self._decode(row[0]) for row in rest)]
+                return live_context(conn, session_id, sql.LIVE, self._decode, self.location, key=_id_bytes)
 
         return self._run(work)
 
@@ -345,8 +333,13 @@ def _row(entry: Entry) -> tuple[bool, int | None, bytes | None, bytes]:
     ts = entry.ts
     if ts is not None and not (_INT64[0] <= ts <= _INT64[1]):
         ts = None  # the column is only for queries; the payload keeps the real value
-    ident = entry.id.encode("utf-8", "surrogatepass") if entry.id is not None else None
+    ident = _id_bytes(entry.id) if entry.id is not None else None
     return isinstance(entry, Compaction), ts, ident, encode_entry(entry)
+
+
+def _id_bytes(ident: str) -> bytes:
+    """An entry id as its ``entry_id`` column holds it (bytea: an id may hold a NUL)."""
+    return ident.encode("utf-8", "surrogatepass")
 
 
 def _columns(session_id: str, rows: list[tuple[bool, int | None, bytes | None, bytes]]) -> dict[str, Any]:

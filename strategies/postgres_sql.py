@@ -15,9 +15,10 @@ from contextlib import contextmanager
 import psycopg
 
 from aptmem.errors import CorruptLogError, StorageError
+from strategies.row_live import LiveQueries
 
 __all__ = ["SCHEMA", "APPEND", "APPEND_MANY", "ADD_SESSION", "LATEST_COMPACTION", "KEPT_FROM", "FROM_SEQ", "ALL_ROWS",
-           "PAGE_AFTER", "FLUSH", "SIZE", "COUNTS", "LOCK_SESSION", "DELETE_ENTRIES", "RESET_SEQ", "pg_errors"]
+           "PAGE_AFTER", "LIVE", "FLUSH", "SIZE", "COUNTS", "LOCK_SESSION", "DELETE_ENTRIES", "RESET_SEQ", "pg_errors"]
 
 # ``payload`` holds the exact bytes of the entry's aptmem line, so unknown entries round-trip byte
 # for byte; ``STORAGE EXTERNAL`` keeps large ones out of line without compressing them, as every
@@ -66,6 +67,7 @@ KEPT_FROM = "SELECT max(seq) FROM entries WHERE session_id = %s AND entry_id = %
 FROM_SEQ = "SELECT payload FROM entries WHERE session_id = %s AND seq >= %s AND seq <> %s ORDER BY seq"
 ALL_ROWS = "SELECT payload FROM entries WHERE session_id = %s ORDER BY seq"
 PAGE_AFTER = "SELECT seq, payload FROM entries WHERE session_id = %s AND seq > %s ORDER BY seq LIMIT %s"
+LIVE = LiveQueries(LATEST_COMPACTION, KEPT_FROM, FROM_SEQ, ALL_ROWS)
 COUNTS = "SELECT count(*), count(*) FILTER (WHERE is_compaction) FROM entries WHERE session_id = %s"
 SIZE = "SELECT pg_total_relation_size('entries') + pg_total_relation_size('sessions')"
 #: A write committed synchronously: its commit waits until the WAL is flushed up to it, so every

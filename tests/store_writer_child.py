@@ -55,6 +55,14 @@ def run_writers(strategy: str, root: Path, session: str, writers: int, count: in
     return outputs
 
 
+def check_writers(got: list, writers: int, count: int) -> None:  # type: ignore[type-arg]
+    """Every writer's ``count`` entries are in ``got``, each writer's in its own order, nothing else."""
+    assert len(got) == writers * count, f"{len(got)} entries, {writers} x {count} appended"
+    for writer in range(writers):
+        mine = [entry for entry in got if entry.id.startswith(f"w{writer}-")]
+        assert mine == [writer_entry(writer, n) for n in range(count)], f"writer {writer}'s entries lost or reordered"
+
+
 def main() -> int:
     """Parse the arguments, wait for the start line, append and acknowledge."""
     parser = argparse.ArgumentParser()

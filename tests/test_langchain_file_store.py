@@ -9,9 +9,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from store_samples import compaction, entries_of, random_history, session_id, unknown_entries, user
+from store_samples import compaction, entries_of, every_kind, random_history, session_id, user
 
-from aptmem.entries import Assistant, Metadata, ToolCall, ToolResult, User
+from aptmem.entries import Assistant, ToolCall, ToolResult, User
 from aptmem.errors import CorruptLogError, UnsafePathError
 from strategies.langchain_file import LangchainFileStore
 from strategies.langchain_messages import entry_to_message, message_to_entry
@@ -21,25 +21,13 @@ with warnings.catch_warnings():
     from langchain_community.chat_message_histories import FileChatMessageHistory
     from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
-KINDS = [
-    User(ts=1, id="u1", content="帮我看看这个 bug"),
-    Assistant(ts=2, id="a1", content="looking", model="claude-x", usage={"input": 10, "output": 3}),
-    ToolCall(ts=3, id="call_1", name="read", args={"path": "src/foo.ts", "lines": [1, 2.5]}),
-    ToolCall(ts=4, name="legacy", args={}, result="inline result"),
-    ToolResult(ts=5, call_id="call_1", content="file text", name="read", is_error=True),
-    compaction(6, "u1"),
-    compaction(7, None, legacy=True),
-    Metadata(ts=8, kind="model_change", data={"model": "m-2"}),
-    *unknown_entries(),
-]
-
-
+KINDS = every_kind()
 def test_every_entry_kind_is_a_langchain_message_and_back() -> None:
     """Each kind maps onto the LangChain message an app would keep, and reads back equal."""
     messages = [entry_to_message(entry) for entry in KINDS]
     kinds = [type(message) for message in messages]
     assert kinds[:8] == [HumanMessage, AIMessage, AIMessage, AIMessage, ToolMessage, SystemMessage, SystemMessage, ChatMessage]
-    assert messages[1].response_metadata == {"model_name": "claude-x"}
+    assert messages[1].response_metadata == {"model_name": "gpt-x"}
     assert messages[2].tool_calls == [{"name": "read", "args": {"path": "src/foo.ts", "lines": [1, 2.5]}, "id": "call_1", "type": "tool_call"}]
     assert messages[4].tool_call_id == "call_1" and messages[4].status == "error"
     assert messages[5].content == "summary up to 6"

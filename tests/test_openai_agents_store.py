@@ -10,26 +10,14 @@ import threading
 from pathlib import Path
 
 from agents import SQLiteSession
-from store_samples import compaction, entries_of, random_history, session_id, unknown_entries, user
-from store_writer_child import run_writers, writer_entry
+from store_samples import entries_of, every_kind, random_history, session_id, user
+from store_writer_child import check_writers, run_writers, writer_entry
 
-from aptmem.entries import Assistant, Metadata, ToolCall, ToolResult, User
+from aptmem.entries import ToolCall, User
 from strategies.openai_agents_sqlite import OpenAIAgentsSqliteStore
 from strategies.openai_items import entry_to_item, item_to_entry
 
-KINDS = [
-    User(ts=1, id="u1", content="帮我看看这个 bug"),
-    Assistant(ts=2, id="msg_1", content="looking", model="gpt-x", usage={"input": 10, "output": 3}),
-    ToolCall(ts=3, id="call_1", name="read", args={"path": "src/foo.ts", "lines": [1, 2.5]}),
-    ToolCall(ts=4, name="no_id", args={}),
-    ToolResult(ts=5, call_id="call_1", content="file text", name="read", is_error=True),
-    compaction(6, "u1"),
-    compaction(7, None, legacy=True),
-    Metadata(ts=8, kind="model_change", data={"model": "m-2"}),
-    *unknown_entries(),
-]
-
-
+KINDS = every_kind()
 def test_every_entry_kind_is_a_responses_item_and_back() -> None:
     """Each kind maps onto the Responses item a Runner stores, and reads back equal."""
     items = [entry_to_item(entry) for entry in KINDS]
@@ -120,6 +108,4 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
         got = entries_of(store, sid)
     finally:
         store.close()
-    assert len(got) == 200
-    for writer in range(4):
-        assert [e for e in got if e.id.startswith(f"w{writer}-")] == [writer_entry(writer, n) for n in range(50)]
+    check_writers(got, 4, 50)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from store_samples import compaction, entries_of, session_id, user
-from store_writer_child import go, run_writers, spawn, writer_entry
+from store_writer_child import check_writers, go, run_writers, spawn, writer_entry
 
 from aptmem.errors import CorruptLogError, ServiceUnavailable, StorageError
 from strategies import postgres_server
@@ -114,10 +114,7 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
         got = entries_of(store, sid)
     finally:
         store.close()
-    assert len(got) == 200
-    for writer in range(4):
-        mine = [entry for entry in got if entry.id.startswith(f"w{writer}-")]
-        assert mine == [writer_entry(writer, n) for n in range(50)]
+    check_writers(got, 4, 50)
 
 
 def _kill_mid_append(strategy: str, root: Path, conninfo: str, kill, acks_before: int = 60):  # type: ignore[no-untyped-def]
