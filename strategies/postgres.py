@@ -24,7 +24,8 @@ on the session's row in one transaction (``postgres_sql.LOCK_SESSION``, as ``rep
 Where the server is: ``conninfo`` (a libpq connection string), else ``$APTMEM_POSTGRES``, else the
 process's scratch server (:func:`strategies.postgres_server.shared_server`, started on first use).
 A root is one schema in that database: ``<root>/postgres.json`` (mode 0600) names it, made on first
-use, so a new store on the same root reaches the same sessions and another root sees none. The
+use, so a new store on the same root reaches the same sessions and another root sees none; a
+root opened against a server that does not hold its schema is refused, never silently empty. The
 sessions live in the server's files (``capabilities.storage`` is ``server``); ``bytes_on_disk`` is
 the size of the root's tables with their indexes and TOAST, as the server reports it.
 
@@ -94,11 +95,11 @@ class PostgresStore:
             multi_process_safe=True,  # the session row's lock serializes writers, across machines too
             storage="server",
         )
-        self.schema = _link(self.root)
         server = conninfo or os.environ.get(ENV_CONNINFO) or shared_server().conninfo
         params = {key: value for key, value in conninfo_to_dict(server).items() if key != "password"}
-        self.conninfo = make_conninfo(server, connect_timeout=connect_timeout,
-                                      options=f"-c search_path={self.schema} -c synchronous_commit={synchronous_commit}")
+        base = make_conninfo(server, connect_timeout=connect_timeout, options=f"-c synchronous_commit={synchronous_commit}")
+        self.schema = _read_link(self.root / LINK_NAME) or self._make_root(base)
+        self.conninfo = make_conninfo(base, options=f"-c search_path={self.schema} -c synchronous_commit={synchronous_commit}")
         #: where the sessions are, for reports: the server (without a password) and the schema
         self.location = make_conninfo(**params) + f" schema={self.schema}"
         self._lock = threading.Lock()
@@ -111,24 +112,49 @@ class PostgresStore:
 
     # -- the connection --------------------------------------------------------------------------
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        """Connect and make the root's schema and tables if they are not there yet."""
+    def _make_root(self, base: str) -> str:
+        """Make a new schema with the store's tables, then link the root to it; return the root's schema.
+
+        The schema exists before the link names it, so whoever reads a link finds its schema. Two
+        processes making one root at once: the first link wins, the loser drops its empty schema.
+        """
+        schema = f"aptmem_{secrets.token_hex(16)}"
+        with self._raw(base) as conn, sql.pg_errors(f"{self.root}: making schema {schema}"), conn.transaction():
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+            conn.execute(f'SET LOCAL search_path = "{schema}"')
+            for statement in sql.SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        if _write_link(self.root, schema):
+            return schema
+        with self._raw(base) as conn, sql.pg_errors(f"{self.root}: dropping schema {schema}"):
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        winner = _read_link(self.root / LINK_NAME)
+        if winner is None:
+            raise StorageError(errno.EIO, f"{self.root / LINK_NAME}: lost the race to link the root, yet no link is there")
+        return winner
+
+    def _raw(self, conninfo: str) -> psycopg.Connection[Any]:
+        """A new autocommit connection, or :class:`ServiceUnavailable` naming the root."""
         try:
-            conn = psycopg.connect(self.conninfo, autocommit=True)
+            return psycopg.connect(conninfo, autocommit=True)
         except psycopg.OperationalError as exc:
             raise ServiceUnavailable(SERVICE, f"cannot connect for {self.root}: {str(exc).strip()}", "is the server running?") from None
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        """Connect, and check that the server holds the root's schema (a new server would not)."""
+        conn = self._raw(self.conninfo)
         try:
-            with sql.pg_errors(self.location), conn.transaction():
-                # One creator at a time, so two processes opening a new root cannot race the DDL.
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.schema,))
-                conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-                conn.execute(f'SET LOCAL search_path = "{self.schema}"')
-                for statement in sql.SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+            with sql.pg_errors(self.location):
+                found = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (self.schema,)).fetchone()
         except BaseException:
             conn.close()
             raise
+        if found is None:
+            conn.close()
+            raise ServiceUnavailable(SERVICE, f"{self.root} keeps its sessions in schema {self.schema}, which the server "
+                                              f"({self.location}) does not hold; nothing was created",
+                                     "open the root with the server it was made on")
         return conn
 
     def _connection(self) -> psycopg.Connection[Any]:
@@ -348,37 +374,38 @@ def _columns(session_id: str, rows: list[tuple[bool, int | None, bytes | None, b
             "id": [r[2] for r in rows], "p": [r[3] for r in rows]}
 
 
-def _link(root: Any) -> str:
-    """The schema of a root: read from ``<root>/postgres.json``, or chosen and written there (0600).
+def _read_link(path: Any) -> str | None:
+    """The schema a root's link names (None: no link yet); a damaged or foreign link is an error."""
+    try:
+        with open(open_read(path), "rb") as stream:
+            link = msgspec.json.decode(stream.read(), type=RootLink)
+    except FileNotFoundError:
+        return None
+    except (msgspec.DecodeError, OSError) as exc:
+        raise CorruptLogError(str(path), 1, 0, f"not a postgres root link: {exc}") from None
+    if not _SCHEMA_NAME.fullmatch(link.schema):
+        raise CorruptLogError(str(path), 1, 0, f"not a schema this store makes: {link.schema!r}")
+    return link.schema
 
-    Written to a temp file and hard-linked into place, so two processes opening a new root agree
-    on one schema and a reader never sees half a file.
+
+def _write_link(root: Any, schema: str) -> bool:
+    """Link ``root`` to ``schema`` (file 0600, synced); False when another process linked it first.
+
+    Written to a temp file and hard-linked into place: a reader never sees half a file, and a link
+    already there is never replaced.
     """
-    path = root / LINK_NAME
-    for _ in range(2):
-        try:
-            with open(open_read(path), "rb") as stream:
-                link = msgspec.json.decode(stream.read(), type=RootLink)
-        except FileNotFoundError:
-            pass
-        except (msgspec.DecodeError, OSError) as exc:
-            raise CorruptLogError(str(path), 1, 0, f"not a postgres root link: {exc}") from None
-        else:
-            if not _SCHEMA_NAME.fullmatch(link.schema):
-                raise CorruptLogError(str(path), 1, 0, f"not a schema this store makes: {link.schema!r}")
-            return link.schema
-        tmp = root / f".{LINK_NAME}.{secrets.token_hex(8)}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.write(fd, msgspec.json.encode(RootLink(schema=f"aptmem_{secrets.token_hex(16)}")))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process linked its own first: read that one
-        finally:
-            os.unlink(tmp)
-        fsync_dir(root)
-    raise StorageError(errno.EIO, f"{path}: could not read the root link it just wrote")
+    tmp = root / f".{LINK_NAME}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, msgspec.json.encode(RootLink(schema=schema)))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, root / LINK_NAME)
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+    fsync_dir(root)
+    return True

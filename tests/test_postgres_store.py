@@ -267,3 +267,11 @@ def test_a_normal_user_starts_its_own_server(tmp_path: Path) -> None:
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, said
     assert said == f"{account.pw_uid} 2 True"
+
+
+def test_a_root_opened_on_another_server_is_refused(server: PostgresServer, tmp_path: Path) -> None:
+    """A root made on one server, opened on another: refused with the reason, not shown empty."""
+    root = tmp_path / "root"
+    PostgresStore(root, conninfo=server.conninfo).close()
+    with pytest.raises(ServiceUnavailable, match="does not hold"):
+        PostgresStore(root, conninfo=shared_server().conninfo)
