@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agents import SQLiteSession
 from store_samples import entries_of, every_kind, random_history, session_id, user
-from store_writer_child import check_writers, run_writers, writer_entry
+from store_writer_child import check_writers, run_writers
 
 from aptmem.entries import ToolCall, User
 from strategies.openai_agents_sqlite import OpenAIAgentsSqliteStore
