@@ -64,3 +64,12 @@ def skip_if_unavailable(exc: BaseException) -> None:
         if isinstance(exc, ServiceUnavailable):
             pytest.skip(str(exc))
         exc = exc.__cause__  # type: ignore[assignment]
+
+
+def require_available(strategy: str, root: Path) -> None:
+    """Skip the test when the strategy's server cannot be had here (build one store and close it)."""
+    try:
+        build_store(strategy, root).close()
+    except Exception as exc:
+        skip_if_unavailable(exc)
+        raise

@@ -37,6 +37,7 @@ from state_machine_model import EntryMaker, Model, entry_specs
 from aptmem.entries import Compaction, encode_line
 from aptmem.errors import CorruptLogError
 from aptmem.store import select_live
+from conftest import require_available
 from crash_disk import POWER_LOSSES, TRACED_FAMILIES, Disk, scratch_base
 from experiments.strategy_configs import build_store, load_strategy, strategy_names
 from strategies.json_array import encode_array_into
@@ -238,6 +239,7 @@ class _Killed(BaseException):
 
 def _run(strategy: str, tmp_path: Path, config: settings) -> None:
     """Run the machine of ``strategy``; on failure, say which settings to reproduce it with."""
+    require_available(strategy, tmp_path / "probe")  # a server strategy without its server: skipped, saying why
     base = Path(tempfile.mkdtemp(prefix="aptmem-sm-", dir=scratch_base(tmp_path)))
     try:
         run_state_machine_as_test(machine_for(strategy, base), settings=config)
