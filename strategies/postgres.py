@@ -97,9 +97,11 @@ class PostgresStore:
         )
         server = conninfo or os.environ.get(ENV_CONNINFO) or shared_server().conninfo
         params = {key: value for key, value in conninfo_to_dict(server).items() if key != "password"}
-        base = make_conninfo(server, connect_timeout=connect_timeout, options=f"-c synchronous_commit={synchronous_commit}")
+        # The caller's own options (a statement timeout, say) stay; ours come after, so they win.
+        options = f"{params.get('options', '')} -c synchronous_commit={synchronous_commit}".strip()
+        base = make_conninfo(server, connect_timeout=connect_timeout, options=options)
         self.schema = _read_link(self.root / LINK_NAME) or self._make_root(base)
-        self.conninfo = make_conninfo(base, options=f"-c search_path={self.schema} -c synchronous_commit={synchronous_commit}")
+        self.conninfo = make_conninfo(base, options=f"{options} -c search_path={self.schema}")
         #: where the sessions are, for reports: the server (without a password) and the schema
         self.location = make_conninfo(**params) + f" schema={self.schema}"
         self._lock = threading.Lock()
