@@ -22,6 +22,7 @@ __all__ = [
     "RECOVERY_MODES",
     "SessionStats",
     "SessionStore",
+    "Storage",
     "select_live",
 ]
 
@@ -34,6 +35,11 @@ RECOVERY_MODES: tuple[str, ...] = ("strict", "truncate_tail", "point_in_time", "
 #: bytes, the disk may not); ``none`` not even that is promised (e.g. an in-place rewrite can be
 #: caught half written by any crash).
 Durability = Literal["per_append", "batch", "process", "none"]
+
+#: Where a store keeps its sessions: ``files`` under its root (``SessionStats.bytes_on_disk`` is their
+#: size, ``path`` one of them), or ``server``: in a database server's own files, the root holding only
+#: what reaches them (``bytes_on_disk`` is the size the server reports for the store's tables).
+Storage = Literal["files", "server"]
 
 
 class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,6 +54,8 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     recovery_modes: tuple[str, ...]
     #: appends from several processes to one session are serialized by the store.
     multi_process_safe: bool
+    #: where the sessions live (see :data:`Storage`).
+    storage: Storage = "files"
 
 
 class SessionStats(msgspec.Struct, kw_only=True):

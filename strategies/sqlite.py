@@ -23,12 +23,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from aptmem.entries import Compaction, Entry, decode_line, encode_entry, entry_type, now_ms
+from aptmem.entries import Entry, decode_line, encode_entry, entry_type, now_ms
 from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, SessionExists, SessionNotFound
 from aptmem.fsutil import ensure_root, open_append
 from aptmem.ids import validate_session_id
 from aptmem.store import Capabilities, RecoveryReport, SessionStats
 from strategies import sqlite_sql as sql
+from strategies.row_live import live_context
 
 __all__ = ["SqliteStore", "JOURNAL_MODES", "SYNCHRONOUS"]
 
@@ -292,22 +293,7 @@ class SqliteStore:
 
         def work(conn: sqlite3.Connection) -> list[Entry]:
             self._require(conn, session_id)
-            latest = conn.execute(sql.LATEST_COMPACTION, (session_id,)).fetchone()
-            if latest is None:
-                return [self._decode(row[0]) for row in conn.execute(sql.ALL_ROWS, (session_id,))]
-            marker_seq, marker_payload = latest
-            marker = self._decode(marker_payload, marker_seq)
-            if not isinstance(marker, Compaction):
-                raise CorruptLogError(str(self.db_path), marker_seq, 0, f"row {marker_seq} is typed a compaction but decodes as {type(marker).__name__}")
-            start = marker_seq + 1
-            if marker.first_kept is not None:
-                kept_seq = conn.execute(sql.KEPT_FROM, (session_id, marker.first_kept, marker_seq)).fetchone()[0]
-                if kept_seq is not None:
-                    start = kept_seq
-            rest = conn.execute(sql.FROM_SEQ, (session_id, start, marker_seq)).fetchall()
-            kept = (self._decode(row[0]) for row in rest)
-            # An older compaction among the kept rows is superseded: the latest summary took it in.
-            return [marker, *(e for e in kept if not isinstance(e, Compaction))]
+            return live_context(conn, session_id, sql.LIVE, self._decode, str(self.db_path))
 
         return self._run(False, work)
 
@@ -332,13 +318,7 @@ class SqliteStore:
 
     def footprint(self) -> int:
         """Return the bytes on disk of the database, its WAL and its rollback journal."""
-        total = 0
-        for suffix in ("", "-wal", "-journal"):
-            try:
-                total += os.lstat(f"{self.db_path}{suffix}").st_size
-            except FileNotFoundError:
-                pass
-        return total
+        return sql.database_footprint(self.db_path)
 
     def _decode(self, payload: bytes, seq: int | None = None) -> Entry:
         """Decode a row's payload; a payload that is not an entry is damage in the database."""
