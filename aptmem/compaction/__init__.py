@@ -6,4 +6,6 @@
 * :mod:`~aptmem.compaction.planner`: deciding what to keep, what to summarize and what to shorten.
 * :mod:`~aptmem.compaction.extractive` / :mod:`~aptmem.compaction.llm`: the summarizers.
 * :mod:`~aptmem.compaction.persist`: writing a compaction, by ``rewrite`` or by ``append``.
+* :mod:`~aptmem.compaction.replay`: replaying a history through a fresh session under a policy,
+  with the occupancy figures (``aptmem replay``, the regression tests, the harness).
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aptmem.compaction.policy import PERSIST_WAYS, CompactionPolicy
-from experiments.core.estimators import parse_spec
+from aptmem.tokens.tiers import parse_tier_spec
 
 __all__ = ["CompactionSettings"]
 
@@ -45,7 +45,7 @@ class CompactionSettings:
         for window in self.windows:
             self.policy(window)  # the policy checks the thresholds and the window
         for tier in self.tiers:
-            parse_spec(tier)
+            parse_tier_spec(tier)
 
     def policy(self, window: int) -> CompactionPolicy:
         """The compaction policy of one replay."""

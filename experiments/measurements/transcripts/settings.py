@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from aptmem.tokens.tiers import parse_tier_spec
+
 __all__ = ["TranscriptsSettings"]
 
 
@@ -38,6 +40,4 @@ class TranscriptsSettings:
         if not self.tiers or not self.windows or not self.replay_tiers:
             raise ValueError("tiers, windows and replay_tiers must not be empty")
         for spec in (*self.tiers, *self.replay_tiers):
-            tier = spec.partition(":")[0]
-            if tier not in ("rough", "medium", "precise"):
-                raise ValueError(f"unknown tier {spec!r}: use rough:bytes, rough:chars, medium or precise:<tokenizer>")
+            parse_tier_spec(spec)
