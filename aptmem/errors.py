@@ -185,6 +185,15 @@ class InvalidTierSpec(AptmemError, ValueError):
         super().__init__(f"invalid tier spec {spec!r}: {reason}; use {allowed}")
 
 
+class UnknownTranscriptFormat(AptmemError, ValueError):
+    """A transcript format that no converter in :data:`aptmem.importers.converter.CONVERTERS` reads."""
+
+    def __init__(self, fmt: object, known: tuple[str, ...]) -> None:
+        self.fmt = fmt
+        self.known = known
+        super().__init__(f"unknown transcript format {fmt!r}; choose one of {', '.join(known)} or auto")
+
+
 class NotATranscriptError(AptmemError):
     """A file given to an importer is not a transcript of the format asked for (or of any we know).
 

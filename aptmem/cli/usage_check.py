@@ -34,7 +34,7 @@ __all__ = ["register"]
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``usage-check`` command."""
-    from aptmem.importers.scan import FORMATS
+    from aptmem.importers.converter import FORMATS
     from aptmem.importers.usage import DEFAULT_TIERS
 
     p = commands.add_parser("usage-check", help="score token estimates against the usage the provider reported")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from aptmem.importers.converter import converter_class
 from aptmem.tokens.tiers import parse_tier_spec
 
 __all__ = ["TranscriptsSettings"]
@@ -35,8 +36,8 @@ class TranscriptsSettings:
     keep_turns: int = 10
 
     def __post_init__(self) -> None:
-        if self.format not in ("auto", "claude-code", "pi"):
-            raise ValueError(f"format must be auto, claude-code or pi, not {self.format!r}")
+        if self.format != "auto":
+            converter_class(self.format)  # an unknown format fails when the config loads
         if not self.tiers or not self.windows or not self.replay_tiers:
             raise ValueError("tiers, windows and replay_tiers must not be empty")
         for spec in (*self.tiers, *self.replay_tiers):
