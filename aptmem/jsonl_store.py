@@ -91,8 +91,6 @@ class JsonlStore:
         self.lock_timeout = lock_timeout
         self.capabilities = Capabilities(
             durability=_DURABILITY[sync],  # type: ignore[arg-type]
-            native_batch=True,
-            fast_resume=True,
             recovery_modes=RECOVERY_MODES,
             multi_process_safe=lock,
         )
