@@ -26,10 +26,10 @@ class MemoryQualitySettings:
     workload: WorkloadShape = field(default_factory=WorkloadShape)
     #: packet budgets (tokens of what the strategy puts in context) answerability is judged within
     budgets: list[int] = field(default_factory=lambda: [512, 1024, 2048])
-    #: the compaction policy every strategy runs under
-    trigger: float = 0.8
-    target: float = 0.3
-    keep_turns: int = 10
+    #: the compaction policy every strategy runs under (aptmem's defaults unless told)
+    trigger: float = CompactionPolicy.trigger
+    target: float = CompactionPolicy.target
+    keep_turns: int = CompactionPolicy.keep_turns
     #: token estimator tier that decides compaction and counts context tokens
     tier: str = "medium"
     #: the LLM summarizer's model and endpoint (strategy ``llm``); null leaves it out
