@@ -242,3 +242,20 @@ def test_no_settings_restate_a_library_default() -> None:
         restated += [f"{path.parent.name}/settings.py {hit}" for hit in _library_defaults_restated(path.read_text())]
     assert not restated, "name the library's default instead (CompactionPolicy.<name>, DEFAULT_TOKENIZER):\n" + \
         "\n".join(restated)
+
+
+def test_every_nested_setting_can_be_set_from_the_command_line() -> None:
+    """A settings field that is itself a dataclass (memory_quality.workload) takes overrides, from a preset too."""
+    nested = []
+    for name, measurement in REGISTRY.items():
+        for f in dataclasses.fields(measurement.settings):
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            if dataclasses.is_dataclass(default):
+                number = next(g.name for g in dataclasses.fields(default) if isinstance(getattr(default, g.name), int))
+                value = getattr(default, number) + 1
+                cfg = OmegaConf.to_object(_compose(f"{name}.{f.name}.{number}={value}"))
+                assert getattr(getattr(getattr(cfg, name), f.name), number) == value, (name, f.name, number)
+                nested.append(f"{name}.{f.name}")
+    assert "memory_quality.workload" in nested
+    full = OmegaConf.to_object(_compose("experiment=full")).memory_quality
+    assert full.workload.sessions > REGISTRY["memory_quality"].settings().workload.sessions  # the full size is the preset's

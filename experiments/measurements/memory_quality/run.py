@@ -30,16 +30,10 @@ from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
                                                              summarize)
-from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
+from experiments.measurements.memory_quality.workload import Workload, build_workload
 
-__all__ = ["MemoryQualitySettings", "SIZES", "planned_runs", "run_memory_quality"]
+__all__ = ["MemoryQualitySettings", "planned_runs", "run_memory_quality"]
 
-#: Sizes: ``default`` joins the default run (well under a minute); ``full`` is for the full run.
-SIZES: dict[str, dict[str, object]] = {
-    "default": {},
-    "full": {"workload": WorkloadShape(sessions=5, turns=40, facts=60, updates=12, aggregates=4, orders=4, absent=12),
-             "seeds": [100, 101, 102, 103, 104]},
-}
 
 
 def _strategies(settings: MemoryQualitySettings, notes: list[str]) -> dict[str, MemoryStrategy]:
