@@ -5,7 +5,7 @@
     python benchmarks/memory_quality.py --split dev --seeds 0,1,2 --strategies salient,kv_dict
     python benchmarks/memory_quality.py --report reports/runs/memory-...   # rebuild report.md from the tables
 
-Runs :func:`experiments.measurements.memory_quality.run.run_memory_quality` (the harness's
+Runs :func:`experiments.measurements.memory_quality.job.run_memory_quality` (the harness's
 ``memory_quality`` measurement: ``python -m experiments run measure=[memory_quality]`` makes it
 too) and writes the tables (parquet and CSV), ``memory_frontier.png`` and ``report.md`` (the
 memory section) to ``--out``; the report's path is the last line printed.
@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     from experiments.core.runfolder import read_measurement
     from experiments.core.runinfo import REPO_ROOT
     from experiments.measurements import MEASUREMENTS, by_name
-    from experiments.measurements.memory_quality.run import planned_runs, run_memory_quality
-    from experiments.measurements.memory_quality.section import memory_section, targets
+    from experiments.measurements.memory_quality.job import planned_runs, run_memory_quality
+    from experiments.measurements.memory_quality.report import memory_section, targets
 
     if args.report is not None:
         out = args.report

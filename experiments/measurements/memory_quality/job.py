@@ -4,7 +4,7 @@
 through each memory strategy at each window (:mod:`.replay`), and writes the tables of
 :mod:`.tables` to ``out`` as parquet and CSV, with ``memory_quality_notes.json`` (settings,
 commit, machine, what was left out and why). The report section is built from those files alone
-(:mod:`.section`).
+(:mod:`.report`).
 
 The LLM summarizer (strategy ``llm``) runs only when ``llm_model`` is set and an
 OpenAI-compatible endpoint is configured (``llm_base_url`` or ``$OPENAI_BASE_URL``); its rows are
