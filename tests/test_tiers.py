@@ -11,6 +11,9 @@ from aptmem.errors import AptmemError, InvalidTierSpec
 from aptmem.importers.usage import counter_spec
 from aptmem.tokens.tiers import TierSpec, build_estimator, parse_tier_spec
 from experiments.measurements.compaction.settings import CompactionSettings
+from experiments.measurements.crash.settings import CrashSettings
+from experiments.measurements.crash_explore.settings import CrashExploreSettings
+from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.tokens.settings import TokensSettings
 from experiments.measurements.transcripts.settings import TranscriptsSettings
 
@@ -84,6 +87,11 @@ def test_usage_counters_and_harness_settings_use_the_one_parser() -> None:
         CompactionSettings(tiers=["precise:"])
     with pytest.raises(InvalidTierSpec, match="invalid tier spec 'anchored'"):
         TranscriptsSettings(replay_tiers=["anchored"])  # a replay needs an estimator, not a counter
+    for settings, field in ((CrashSettings, "estimator"), (CrashExploreSettings, "estimator"),
+                            (MemoryQualitySettings, "tier")):
+        with pytest.raises(InvalidTierSpec, match="invalid tier spec 'rough:lines'"):
+            settings(**{field: "rough:lines"})
+        assert getattr(settings(**{field: "rough:chars"}), field) == "rough:chars"  # any spec, not just a bare tier
 
 
 def test_usage_check_refuses_a_bad_tier_before_reading(tmp_path) -> None:

@@ -24,7 +24,7 @@ import polars as pl
 
 from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.registry import memory_strategy
-from aptmem.tokens import get_estimator
+from aptmem.tokens.tiers import build_estimator
 from experiments.core.runfolder import RunFolder
 from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
@@ -72,7 +72,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
     started = time.perf_counter()
     notes: list[str] = []
     strategies = _strategies(settings, notes)
-    estimator = get_estimator(settings.tier)
+    estimator = build_estimator(settings.tier)
     meta = {"commit": folder.meta.commit, "machine": folder.meta.machine}
     items: list[dict[str, object]] = []
     checks: list[dict[str, object]] = []
