@@ -5,6 +5,11 @@ entry once as it is appended (so the running total costs O(1) per append), a pre
 confirms only when the cheap total nears the trigger, and a summarizer writes the compaction.
 The context handed to a model is the system prompt with the working memory, the latest summary,
 and the live entries.
+
+A compaction plans from the live context the store reads under the session's writer lock, not
+from what this object remembers: other processes may have appended (or compacted) since, and
+what they wrote is planned with, never lost. Entries this session appended are counted already;
+only entries it has not seen are counted then.
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ from typing import Any
 
 import msgspec
 
-from aptmem.compaction.compactor import CompactionResult, apply_truncations, build_compaction, persist_compaction
+from aptmem.compaction.compactor import CompactionResult, apply_truncations, build_compaction
 from aptmem.compaction.extractive import ExtractiveSummarizer
+from aptmem.compaction.planner import plan_compaction
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.summarizer import Summarizer
 from aptmem.entries import Entry, UnknownEntry
-from aptmem.store import SessionStore
+from aptmem.store import CompactionWrite, SessionStore
 from aptmem.tokens import ContextTally, Estimator, count_entry, render_entry, role_of
 from aptmem.working_memory import WorkingMemory
 
@@ -60,7 +66,8 @@ class Session:
     """One session of an agent, persisted in ``store`` under ``session_id``.
 
     Opening a session that exists reads only its live context (``store.read_live``). Entries
-    without an ``id`` get one, so an appended compaction can name what it keeps.
+    without an ``id`` get one (a compaction names what it keeps by position, so entries other
+    writers appended without ids are kept just as well).
     """
 
     def __init__(
@@ -146,35 +153,69 @@ class Session:
             return AppendOutcome(entry, cheap)
         total = self.tokens()
         outcome = AppendOutcome(entry, total, confirmed=self._precise is not None)
-        if total >= self.policy.trigger_tokens:
+        if total >= self.policy.trigger_tokens and self._would_change():
             outcome.compaction = self.compact()
         return outcome
 
-    def compact(self) -> CompactionResult:
-        """Compact now, whatever the occupancy: summarize the old part, persist, reset the counts."""
+    def _would_change(self) -> bool:
+        """Whether a compaction of the context as this session sees it would summarize or
+        shorten anything (a cheap plan, no summary): if not, one is not even tried."""
         judge = self._judge()
-        estimator = judge.estimator
-        result = build_compaction(
-            self._view,
-            judge.counts,
-            policy=self.policy,
-            summarizer=self.summarizer,
-            count_text=estimator.count,
-            count_entry=lambda e: count_entry(estimator, e),
-            fixed_tokens=judge.base,
-        )
-        persist_compaction(self.store, self.session_id, result, self.policy.persist)
-        # ``live`` is as stored, ``_view`` as shown (shortened where the compaction says); the
-        # kept entries are a suffix of both.
-        kept = len(result.plan.kept)
-        if self.policy.persist == "append":
-            self.live = [result.entry, *self.live[len(self.live) - kept :]]
+        plan = plan_compaction(self._view, judge.counts, policy=self.policy, fixed_tokens=judge.base,
+                               count_entry=lambda e: count_entry(judge.estimator, e), originals=self.live)
+        return bool(plan.summarized or plan.truncated)
+
+    def compact(self) -> CompactionResult:
+        """Compact now, whatever the occupancy: summarize the old part, persist, reset the counts.
+
+        The store reads the live context under the writer lock and the plan is made from that
+        read, so entries other writers appended are summarized or kept, never lost. With
+        nothing to summarize or shorten, nothing is written: the result's ``entry`` is None and
+        its ``reason`` says why. If the store or the summarizer fails, nothing changes.
+        """
+        results: list[tuple[list[Entry], list[Entry], CompactionResult]] = []
+
+        def plan(live: list[Entry]) -> CompactionWrite | None:
+            view, counts = self._counted(live)
+            judge = self._judge()
+            estimator = judge.estimator
+            result = build_compaction(view, counts, policy=self.policy, summarizer=self.summarizer,
+                                      count_text=estimator.count, count_entry=lambda e: count_entry(estimator, e),
+                                      fixed_tokens=judge.base, stored=live)
+            results.append((live, view, result))
+            if result.entry is None:
+                return None
+            return CompactionWrite(marker=result.entry, kept=len(result.plan.kept), persist=self.policy.persist)
+
+        written = self.store.compact(self.session_id, plan)
+        live, view, result = results[-1]
+        result.written = written
+        if result.entry is None:
+            self.live, self._view = live, view
         else:
-            self.live = list(result.live)
-        self._view = list(result.live)
+            # ``live`` is as stored, ``_view`` as shown (kept entries shortened where the
+            # compaction says); the kept entries are a suffix of both.
+            kept = len(result.plan.kept)
+            self.live = [result.entry, *live[len(live) - kept :]] if kept else [result.entry]
+            self._view = list(result.live)
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted
         return result
+
+    def _counted(self, live: list[Entry]) -> tuple[list[Entry], list[int]]:
+        """The live context read from the store, as shown, with the deciding tier's counts.
+
+        What this session already holds (the read starts with it) keeps its counted objects;
+        only what it has not seen is counted now.
+        """
+        judge = self._judge()
+        held = len(self.live)
+        if live[:held] == self.live:
+            view = [*self._view, *live[held:]]  # entries after those held are never shown shortened
+            counts = list(judge.counts) + [count_entry(judge.estimator, e) for e in view[held:]]
+            return view, counts
+        view = apply_truncations(live)
+        return view, [count_entry(judge.estimator, e) for e in view]
 
     # -- the context -----------------------------------------------------------------------------
 

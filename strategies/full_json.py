@@ -30,11 +30,11 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from aptmem.entries import Compaction, Entry
+from aptmem.entries import Compaction, Entry, encode_entry
 from aptmem.errors import ClosedStoreError, CorruptLogError, SessionExists, SessionNotFound, StorageError
 from aptmem.fsutil import atomic_write, create_new, ensure_root, fsync_dir, open_read, open_truncate, write_all
 from aptmem.ids import is_session_id, session_path
-from aptmem.store import Capabilities, RecoveryReport, SessionStats, select_live
+from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write, select_live, summarizable
 from strategies.json_array import decode_array, encode_array_into
 
 __all__ = ["FullJsonStore", "VARIANTS", "SUFFIX"]
@@ -203,6 +203,52 @@ class FullJsonStore:
         with a live view cannot be resized by the next encode.
         """
         self._buffer = bytearray()
+
+    def compact(self, session_id: str, plan: CompactionPlanner) -> CompactionWritten | None:
+        """Plan from the live context and write the compaction, under the store's lock.
+
+        The lock orders this process's threads only: the strategy is not safe for several
+        processes (``multi_process_safe`` False), for compactions as for appends.
+        """
+        self._existing(session_id)
+        with self._lock:
+            self._check_open()
+            history = self._load(session_id)
+            live = select_live(history)
+            write = plan(live)
+            if write is None:
+                return None
+            write, summarized = checked_write(live, write)
+            before = os.lstat(self.path(session_id)).st_size
+            if write.persist == "append":
+                new = [*history, write.marker]
+                removed = carried = removed_bytes = 0
+            else:
+                kept = live[len(live) - write.kept :] if write.kept else []
+                keep = {id(entry) for entry in kept}
+                rest = [e for e in history if id(e) not in keep]
+                carry = [e for e in rest if not summarizable(e)]
+                removed, carried = len(rest) - len(carry), len(carry)
+                removed_bytes = sum(len(encode_entry(e)) for e in rest if summarizable(e))
+                new = [*carry, write.marker, *kept]
+            try:
+                encode_array_into(new, self._buffer)
+                self._write(self.path(session_id), atomic=True)
+            except BaseException:
+                self._drop_buffer()
+                raise
+            self._sessions[session_id] = new
+            after = os.lstat(self.path(session_id)).st_size
+        return CompactionWritten(persist=write.persist, kept=write.kept, summarized=summarized, removed_entries=removed,
+                                 removed_bytes=removed_bytes, carried=carried, bytes_before=before, bytes_after=after)
+
+    def latest_summary(self, session_id: str) -> Compaction | None:
+        """The latest compaction in the (cached) history."""
+        self.path(session_id)
+        with self._lock:
+            self._check_open()
+            history = self._load(session_id)
+        return next((e for e in reversed(history) if isinstance(e, Compaction)), None)
 
     # -- reading -------------------------------------------------------------------------------
 

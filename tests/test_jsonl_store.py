@@ -162,17 +162,22 @@ def test_an_entry_over_the_line_cap_is_refused_before_writing(tmp_path: Path) ->
     store.close()
 
 
-def test_the_writer_lock_keeps_a_second_writer_out(tmp_path: Path) -> None:
+def test_a_store_holds_no_lock_between_appends_and_a_burst_keeps_others_out(tmp_path: Path) -> None:
+    """Finding 8: the lock is taken per append, so an idle store blocks no one; holding() is a burst."""
     first = JsonlStore(tmp_path, lock_timeout=0.2)
     second = JsonlStore(tmp_path, lock_timeout=0.2)
     sid = new_session_id()
     first.append(sid, user(0))
-    with pytest.raises(LockTimeout):
-        second.append(sid, user(1))
+    second.append(sid, user(1))  # was LockTimeout: the first store kept the lock until close()
+    with first.holding(sid):
+        first.append(sid, user(2))
+        with pytest.raises(LockTimeout):
+            second.append(sid, user(3))
+        first.append(sid, user(4))
+    second.append(sid, user(5))
     first.close()
-    second.append(sid, user(1))
     second.close()
-    assert [e.id for e in JsonlStore(tmp_path).iter_entries(sid)] == ["e0", "e1"]
+    assert [e.id for e in JsonlStore(tmp_path).iter_entries(sid)] == ["e0", "e1", "e2", "e4", "e5"]
 
 
 def test_a_short_write_at_the_file_size_limit_is_cut_back(tmp_path: Path) -> None:

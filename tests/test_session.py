@@ -91,7 +91,8 @@ def test_a_huge_tool_result_is_shortened_in_the_view_but_kept_on_disk(tmp_path: 
         outcome = session.append(huge)
         assert outcome.compaction is not None
         marker = outcome.compaction.entry
-        assert "r1" in marker.truncated and any("shortened ToolResult r1" in n for n in marker.notes)
+        # The kept turn is [u1, c1, r1]: r1 is shown shortened, named by its position in it.
+        assert list(marker.truncated_at) == [2] and any("shortened ToolResult r1" in n for n in marker.notes)
         assert any("larger than the window" in n for n in marker.notes)
         assert session.tokens() <= policy.window
         shown = next(m for m in session.context().messages if "characters cut by aptmem compaction" in m["content"])

@@ -21,7 +21,7 @@ Concurrency: with the writer lock (the default) any number of ``append`` process
 writers, can append to one session at once without damaging or losing a line. The lock is
 taken per burst (the lines already waiting on stdin, at most 1,024) and released
 before the command waits for more input, so an idle long-running appender never blocks the
-others. A process that holds the lock longer (a library store keeps it until it is closed)
+others. A process that holds the lock longer (a long compaction, a burst of another writer)
 makes ``append`` wait up to ``--lock-timeout`` seconds, then fail with a clear error.
 
 A killed ``append`` (SIGKILL, SIGTERM) is a process crash: every line appended so far is whole in
@@ -145,14 +145,22 @@ class _Appender:
         self.bursts = 0
         self.created = False
         self.in_burst = 0
+        self.burst: Any = None
 
     def _open(self) -> JsonlStore:
         if self.store is None:
             a = self.args
-            self.store = JsonlStore(a.root, sync=a.sync, recovery=a.mode, line_cap=a.line_cap,
-                                    lock=not a.no_lock, lock_timeout=a.lock_timeout)
+            store = JsonlStore(a.root, sync=a.sync, recovery=a.mode, line_cap=a.line_cap,
+                               lock=not a.no_lock, lock_timeout=a.lock_timeout)
             if self.bursts == 0:
-                self.created = not self.store.exists(self.session_id)
+                self.created = not store.exists(self.session_id)
+            self.burst = store.holding(self.session_id)  # the writer lock, for the whole burst
+            try:
+                self.burst.__enter__()
+            except BaseException:
+                store.close()
+                raise
+            self.store = store
             self.bursts += 1
             self.in_burst = 0
         return self.store
@@ -175,7 +183,10 @@ class _Appender:
         """Sync as the policy says and release the lock: other writers may go now."""
         store, self.store = self.store, None
         if store is not None:
-            store.close()
+            try:
+                self.burst.__exit__(None, None, None)
+            finally:
+                store.close()
 
 
 def _stdin_ready(fd: int) -> bool:
@@ -260,6 +271,6 @@ def _message(error: BaseException) -> str:
     """The error's text, with advice where the bare error would leave the user guessing."""
     text = str(error)
     if isinstance(error, LockTimeout):
-        text += ("; another writer has this session open (a library store holds the lock until it is closed); "
+        text += ("; another writer holds this session's lock (a burst of appends, a compaction or a repair); "
                  "wait longer with --lock-timeout SECONDS (negative: forever)")
     return text
