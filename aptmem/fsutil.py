@@ -83,9 +83,9 @@ def _open(path: str | os.PathLike[str], flags: int, mode: int = FILE_MODE) -> in
     return _checked_fd(fd, path, writable=(flags & os.O_ACCMODE) != os.O_RDONLY)
 
 
-def open_append(path: str | os.PathLike[str]) -> int:
-    """Open (creating with mode 0600) a session file for appending; return the descriptor."""
-    return _open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+def open_append(path: str | os.PathLike[str], *, readable: bool = False) -> int:
+    """Open (creating with mode 0600) a session file for appending (and reading); return the descriptor."""
+    return _open(path, (os.O_RDWR if readable else os.O_WRONLY) | os.O_APPEND | os.O_CREAT)
 
 
 def open_truncate(path: str | os.PathLike[str]) -> int:

@@ -201,7 +201,7 @@ class JsonlStore:
             fresh = handle.lock.acquire()
             try:
                 if fresh and handle.fd >= 0 and os.fstat(handle.fd).st_nlink == 0:
-                    self._close_fd(handle)  # replaced since our last write: reopen on the next one
+                    self._close_fd(session_id, handle)  # replaced since our last write: reopen on the next one
                 yield handle
             finally:
                 handle.lock.release()
@@ -251,9 +251,16 @@ class JsonlStore:
         handle.fd = fd
         handle.unsynced = 0
 
-    def _close_fd(self, handle: _Handle) -> None:
-        """Forget a descriptor that names a replaced file (what it held was read by the replacer)."""
-        if handle.fd >= 0:
+    def _close_fd(self, session_id: str, handle: _Handle) -> None:
+        """Close the log's descriptor (the next append reopens it), syncing first as the policy
+        promises if the file it names is still the session's (a replaced one was read, and
+        synced, by whoever replaced it)."""
+        if handle.fd < 0:
+            return
+        try:
+            if self.sync != "none" and handle.unsynced and not handle.sync_failed and os.fstat(handle.fd).st_nlink:
+                self._sync(session_id, handle)
+        finally:
             fd, handle.fd = handle.fd, -1
             handle.unsynced = 0
             os.close(fd)
@@ -335,7 +342,7 @@ class JsonlStore:
                 elif fresh and os.fstat(handle.fd).st_nlink == 0:
                     # A rewrite or a repair replaced the file since our last append: the
                     # descriptor names a file nobody reads any more.
-                    self._close_fd(handle)
+                    self._close_fd(session_id, handle)
                     self._writer(session_id, handle)
                 self._put(session_id, handle, data)
             finally:
@@ -446,8 +453,7 @@ class JsonlStore:
             write, summarized = checked_write(live, write)  # type: ignore[arg-type]
             before = os.path.getsize(path)
             if write.persist == "append":
-                line = self._checked_line(write.marker)
-                self._write(session_id, handle, line, 1)
+                self.append(session_id, write.marker)  # through append, so whoever watches appends sees it
                 return CompactionWritten(persist="append", kept=write.kept, summarized=summarized,
                                          bytes_before=before, bytes_after=os.path.getsize(path))
             try:
@@ -457,7 +463,7 @@ class JsonlStore:
             except OSError as exc:
                 raise StorageError(exc.errno, f"{path}: rewrite failed, the session is unchanged: {exc.strerror}") from exc
             finally:
-                self._close_fd(handle)  # our descriptor names the old file now
+                self._close_fd(session_id, handle)  # our descriptor names the old file now
             written.summarized = summarized
             return written
 
@@ -474,7 +480,7 @@ class JsonlStore:
                     raise
                 raise StorageError(exc.errno, f"{path}: rewrite failed, the session is unchanged: {exc.strerror}") from exc
             finally:
-                self._close_fd(handle)
+                self._close_fd(session_id, handle)
 
     def _checked_line(self, entry: Entry) -> bytes:
         line = encode_line(entry)
@@ -495,7 +501,7 @@ class JsonlStore:
             try:
                 return repair_log(path, mode, self.line_cap)
             finally:
-                self._close_fd(handle)
+                self._close_fd(session_id, handle)
 
     def close(self) -> None:
         """Sync what the policy promises, close every descriptor."""

@@ -95,7 +95,7 @@ class QuarantineBatch:
     def _open(self) -> int:
         """Open the quarantine for appending (created 0600), starting on a fresh line."""
         if self._fd < 0:
-            self._fd = open_append(self.path)
+            self._fd = open_append(self.path, readable=True)
             self._start = os.fstat(self._fd).st_size
             if self._start and os.pread(self._fd, 1, self._start - 1) != b"\n":
                 write_all(self._fd, b"\n")  # a batch killed mid-piece: never glue a header to it

@@ -71,7 +71,7 @@ class FullJsonStore:
         # (and regrow) an output as large as its whole history on every append.
         self._buffer = bytearray()
         # Guards the cached lists and the shared buffer: a store may be used from several threads.
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: a compaction appends its marker through append
         self._closed = False
 
     # -- paths and loading ---------------------------------------------------------------------
@@ -221,16 +221,17 @@ class FullJsonStore:
             write, summarized = checked_write(live, write)
             before = os.lstat(self.path(session_id)).st_size
             if write.persist == "append":
-                new = [*history, write.marker]
-                removed = carried = removed_bytes = 0
-            else:
-                kept = live[len(live) - write.kept :] if write.kept else []
-                keep = {id(entry) for entry in kept}
-                rest = [e for e in history if id(e) not in keep]
-                carry = [e for e in rest if not summarizable(e)]
-                removed, carried = len(rest) - len(carry), len(carry)
-                removed_bytes = sum(len(encode_entry(e)) for e in rest if summarizable(e))
-                new = [*carry, write.marker, *kept]
+                self.append(session_id, write.marker)  # through append, so whoever watches appends sees it
+                after = os.lstat(self.path(session_id)).st_size
+                return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
+                                         bytes_after=after)
+            kept = live[len(live) - write.kept :] if write.kept else []
+            keep = {id(entry) for entry in kept}
+            rest = [e for e in history if id(e) not in keep]
+            carry = [e for e in rest if not summarizable(e)]
+            removed, carried = len(rest) - len(carry), len(carry)
+            removed_bytes = sum(len(encode_entry(e)) for e in rest if summarizable(e))
+            new = [*carry, write.marker, *kept]
             try:
                 encode_array_into(new, self._buffer)
                 self._write(self.path(session_id), atomic=True)

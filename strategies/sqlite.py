@@ -105,7 +105,9 @@ class SqliteStore:
         # check_same_thread=False so the store can be used (and closed) from any thread, as the
         # JSONL store can; this lock keeps two threads' transactions from interleaving on the
         # one connection.
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        # Set by ``compact`` for the one append that ends its transaction (see ``_run``).
+        self._joining = False
         self._conn: sqlite3.Connection | None = self._connect()
 
     # -- connection and transactions -------------------------------------------------------------
@@ -160,7 +162,18 @@ class SqliteStore:
         return self._conn
 
     def _run(self, write: bool, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``work(conn)`` in one transaction (a write one if ``write``) and return its result."""
+        """Run ``work(conn)`` in one transaction (a write one if ``write``) and return its result.
+
+        The marker append of a compaction (``_joining``) runs inside the compaction's open
+        transaction and commits it: that append returns only once the compaction is committed,
+        as every append does.
+        """
+        if self._joining:
+            self._joining = False
+            conn = self._connection()
+            result = work(conn)
+            conn.execute("COMMIT")
+            return result
         with self._lock, sql.sql_errors(str(self.db_path), self.busy_timeout):
             conn = self._connection()
             # IMMEDIATE takes the write lock up front, so the max(seq) read inside an append
@@ -168,7 +181,8 @@ class SqliteStore:
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
                 result = work(conn)
-                conn.execute("COMMIT")
+                if conn.in_transaction:  # a compaction's marker append may have committed it
+                    conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
                     try:
@@ -356,8 +370,13 @@ class SqliteStore:
             before = self._payload_bytes(conn, session_id)
             marker = _row(write.marker)
             if write.persist == "append":
-                last = conn.execute("SELECT coalesce(max(seq), 0) FROM entries WHERE session_id = ?", (session_id,)).fetchone()[0]
-                conn.execute(sql.INSERT, (session_id, last + 1, *marker))
+                # Through ``append`` (so whoever watches appends sees the marker's), joining this
+                # transaction and committing it: nothing can come between the read and the marker.
+                self._joining = True
+                try:
+                    self.append(session_id, write.marker)
+                finally:
+                    self._joining = False
                 return CompactionWritten(persist="append", kept=write.kept, summarized=summarized,
                                          bytes_before=before, bytes_after=before + len(marker[3]))
             return self._rewrite(conn, session_id, rows, write, marker, summarized, before)

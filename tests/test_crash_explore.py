@@ -208,8 +208,9 @@ def test_the_strace_parser_reads_calls_marks_and_names() -> None:
 
 
 def _unit(base: Path, strategy: str, operation: str, **overrides: object) -> dict:
-    """One unit of the job, small: 8 entries before, 2 appended, few torn bytes and subsets."""
-    fields = {"entries": 8, "appends": 2, "torn_max": 6, "max_subsets": 6, "modes": ["skip", "point_in_time"], **overrides}
+    """One unit of the job, small: 8 entries before (12 for a compaction: two turns, so the one
+    it keeps leaves something to summarize), 2 appended, few torn bytes and subsets."""
+    fields = {"entries": 12 if operation.startswith("compaction") else 8, "appends": 2, "torn_max": 6, "max_subsets": 6, "modes": ["skip", "point_in_time"], **overrides}
     settings = CrashExploreSettings(operations=[operation], **fields)  # type: ignore[arg-type]
     units, _, _ = _units([strategy], settings, WorkloadConfig(seed=0), Path(os.path.realpath(base)), None)
     return units[0]
