@@ -19,7 +19,7 @@ first and then appends it as one write: a bad line anywhere means nothing is app
 
 Concurrency: with the writer lock (the default) any number of ``append`` processes, and library
 writers, can append to one session at once without damaging or losing a line. The lock is
-taken per burst (the lines already waiting on stdin, at most 1,024) and released
+taken per burst (the lines already waiting on stdin, at most 1,024 or 0.1 s of them) and released
 before the command waits for more input, so an idle long-running appender never blocks the
 others. A process that holds the lock longer (a long compaction, a burst of another writer)
 makes ``append`` wait up to ``--lock-timeout`` seconds, then fail with a clear error.
@@ -37,6 +37,7 @@ import argparse
 import os
 import select
 import sys
+import time
 from typing import Any
 
 import msgspec
@@ -49,10 +50,13 @@ from aptmem.jsonvalue import MAX_INT_DIGITS
 from aptmem.logreader import DEFAULT_LINE_CAP, over_cap_reason
 from aptmem.store import RECOVERY_MODES
 
-__all__ = ["BURST_LINES", "InputLineError", "parse_line", "register", "run"]
+__all__ = ["BURST_LINES", "BURST_SECONDS", "InputLineError", "parse_line", "register", "run"]
 
-#: Lines appended under one taking of the lock when input keeps coming (fairness to others).
+#: Lines appended under one taking of the lock when input keeps coming (fairness to others)...
 BURST_LINES = 1024
+#: ... and seconds: with a sync per line on a slow disk, 1,024 lines could hold the lock for
+#: seconds while other writers and compactions wait.
+BURST_SECONDS = 0.1
 _CHUNK = 1 << 16
 _BOM = b"\xef\xbb\xbf"
 # The fields each known type declares, by their JSON names (plus the tag).
@@ -146,6 +150,7 @@ class _Appender:
         self.created = False
         self.in_burst = 0
         self.burst: Any = None
+        self.burst_started = 0.0
 
     def _open(self) -> JsonlStore:
         if self.store is None:
@@ -163,6 +168,7 @@ class _Appender:
             self.store = store
             self.bursts += 1
             self.in_burst = 0
+            self.burst_started = time.monotonic()
         return self.store
 
     def append(self, entry: Entry) -> None:
@@ -170,7 +176,7 @@ class _Appender:
         self._open().append(self.session_id, entry)
         self.appended += 1
         self.in_burst += 1
-        if self.in_burst >= BURST_LINES:
+        if self.in_burst >= BURST_LINES or time.monotonic() - self.burst_started >= BURST_SECONDS:
             self.end_burst()
 
     def append_all(self, entries: list[Entry]) -> None:
