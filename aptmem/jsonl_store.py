@@ -31,16 +31,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from aptmem.entries import Compaction, Entry, encode_line, encode_line_into
 from aptmem.errors import AptmemError, ClosedStoreError, CorruptLogError, EntryTooLarge, SessionExists, SessionNotFound, StorageError
 from aptmem.fsutil import atomic_write, ensure_root, fsync_dir, open_append, open_read, sweep_temp_files
 from aptmem.ids import is_session_id, session_path
+from aptmem.jsonl_handle import LogHandle, SyncPolicy
 from aptmem.jsonl_rewrite import rewrite_compacted
 from aptmem.locking import SessionLock
 from aptmem.logreader import DEFAULT_LINE_CAP
@@ -56,19 +55,6 @@ LOCK_SUFFIX = ".lock"
 #: Sessions whose descriptors a store keeps open at once (two descriptors each).
 MAX_OPEN = 64
 _DURABILITY = {"none": "process", "always": "per_append", "batch": "batch"}
-
-
-@dataclass
-class _Handle:
-    """A session this store writes to: its lock (descriptor kept, lock taken per call) and log descriptor."""
-
-    lock: SessionLock | None
-    fd: int = -1  # the O_APPEND descriptor of the log; -1 until an append opens it
-    unsynced: int = 0
-    last_sync_ns: int = field(default_factory=time.perf_counter_ns)
-    failed: str | None = None
-    sync_failed: bool = False  # fatal for this descriptor: its syncs can no longer be trusted
-    pinned: int = 0  # bursts holding the lock: not evicted meanwhile
 
 
 class JsonlStore:
@@ -105,6 +91,7 @@ class JsonlStore:
         self.sync = sync
         self.batch_size = batch_size
         self.batch_ns = int(batch_ms * 1_000_000)
+        self._policy = SyncPolicy(sync, batch_size, self.batch_ns)
         self.recovery = check_mode(recovery)
         self.line_cap = line_cap
         self.lock = lock
@@ -117,7 +104,7 @@ class JsonlStore:
             recovery_modes=RECOVERY_MODES,
             multi_process_safe=lock,
         )
-        self._handles: OrderedDict[str, _Handle] = OrderedDict()
+        self._handles: OrderedDict[str, LogHandle] = OrderedDict()
         self._line = bytearray()  # the reused encode buffer of the append path
         self._closed = False
 
@@ -166,7 +153,7 @@ class JsonlStore:
         if self._closed:
             raise ClosedStoreError("the store is closed")
 
-    def _handle(self, session_id: str) -> _Handle:
+    def _handle(self, session_id: str) -> LogHandle:
         """The session's handle (its lock object, maybe its log descriptor), most recently used."""
         handle = self._handles.get(session_id)
         if handle is not None:
@@ -174,7 +161,7 @@ class JsonlStore:
             return handle
         self._check_open()
         lock = SessionLock(session_path(self.root, session_id, LOCK_SUFFIX), self.lock_timeout) if self.lock else None
-        handle = self._handles[session_id] = _Handle(lock)
+        handle = self._handles[session_id] = LogHandle(self.path(session_id), lock, self._policy)
         self._evict()
         return handle
 
@@ -190,7 +177,7 @@ class JsonlStore:
                 self._release(session_id)
 
     @contextlib.contextmanager
-    def _locked(self, session_id: str) -> Iterator[_Handle]:
+    def _locked(self, session_id: str) -> Iterator[LogHandle]:
         """Hold the session's writer lock for one operation (re-entrant inside a burst)."""
         handle = self._handle(session_id)
         handle.pinned += 1
@@ -200,8 +187,8 @@ class JsonlStore:
                 return
             fresh = handle.lock.acquire()
             try:
-                if fresh and handle.fd >= 0 and os.fstat(handle.fd).st_nlink == 0:
-                    self._close_fd(session_id, handle)  # replaced since our last write: reopen on the next one
+                if fresh and handle.replaced():
+                    handle.close_fd()  # replaced since our last write: reopen on the next one
                 yield handle
             finally:
                 handle.lock.release()
@@ -218,7 +205,7 @@ class JsonlStore:
         with self._locked(session_id):
             yield
 
-    def _writer(self, session_id: str, handle: _Handle) -> None:
+    def _writer(self, session_id: str, handle: LogHandle) -> None:
         """Open the session's log for appending (healing a torn tail first); the lock is held."""
         if handle.failed:
             raise StorageError(errno.EIO, f"{self.path(session_id)}: an earlier write failed ({handle.failed}); reopen the store")
@@ -250,20 +237,6 @@ class JsonlStore:
             raise
         handle.fd = fd
         handle.unsynced = 0
-
-    def _close_fd(self, session_id: str, handle: _Handle) -> None:
-        """Close the log's descriptor (the next append reopens it), syncing first as the policy
-        promises if the file it names is still the session's (a replaced one was read, and
-        synced, by whoever replaced it)."""
-        if handle.fd < 0:
-            return
-        try:
-            if self.sync != "none" and handle.unsynced and not handle.sync_failed and os.fstat(handle.fd).st_nlink:
-                self._sync(session_id, handle)
-        finally:
-            fd, handle.fd = handle.fd, -1
-            handle.unsynced = 0
-            os.close(fd)
 
     def _sync_new_name(self, path: Path) -> None:
         """fsync the folder after creating ``path``; on failure remove the new empty file (else a retry skips it)."""
@@ -325,90 +298,38 @@ class JsonlStore:
             return
         self._write(session_id, self._handle(session_id), b"".join(lines), len(lines))
 
-    def _write(self, session_id: str, handle: _Handle, data: bytes | bytearray, count: int) -> None:
+    def _write(self, session_id: str, handle: LogHandle, data: bytes | bytearray, count: int) -> None:
         """Write ``data`` under the writer lock (reopening a replaced file), then sync as the policy says."""
         lock = handle.lock
         if lock is None:
             if handle.fd < 0 or handle.failed:
                 self._check_open()
                 self._writer(session_id, handle)
-            self._put(session_id, handle, data)
+            handle.put(data)
         else:
             fresh = lock.acquire()
             try:
                 if handle.fd < 0 or handle.failed:
                     self._check_open()
                     self._writer(session_id, handle)
-                elif fresh and os.fstat(handle.fd).st_nlink == 0:
+                elif fresh and handle.replaced():
                     # A rewrite or a repair replaced the file since our last append: the
                     # descriptor names a file nobody reads any more.
-                    self._close_fd(session_id, handle)
+                    handle.close_fd()
                     self._writer(session_id, handle)
-                self._put(session_id, handle, data)
+                handle.put(data)
             finally:
                 lock.release()
         if self.sync != "none":
             # Outside the lock: a rewrite that replaced the file meanwhile read (and synced)
             # these bytes, and syncing the old file harms nothing.
-            self._after_write(session_id, handle, count)
-
-    def _put(self, session_id: str, handle: _Handle, data: bytes | bytearray) -> None:
-        try:
-            written = os.write(handle.fd, data)
-        except OSError as exc:
-            handle.failed = exc.strerror or str(exc)
-            raise StorageError(exc.errno, f"{self.path(session_id)}: append failed: {exc.strerror}") from exc
-        if written != len(data):
-            self._undo_short_write(session_id, handle, written)
-
-    def _after_write(self, session_id: str, handle: _Handle, count: int) -> None:
-        """Apply the sync policy after ``count`` entries were written."""
-        if self.sync == "always":
-            self._sync(session_id, handle)
-        elif self.sync == "batch":
-            handle.unsynced += count
-            if handle.unsynced >= self.batch_size or time.perf_counter_ns() - handle.last_sync_ns >= self.batch_ns:
-                self._sync(session_id, handle)
-
-    def _undo_short_write(self, session_id: str, handle: _Handle, written: int) -> None:
-        """A short write (disk full, file-size limit) left part of a line: cut it back off (only
-        safe under the writer lock; without it the fragment stays and recovery treats it as damage)."""
-        handle.failed = f"short write of {written} bytes"
-        if handle.lock is not None:
-            size = os.fstat(handle.fd).st_size
-            os.ftruncate(handle.fd, size - written)
-            handle.failed = None
-        left = "was removed" if handle.failed is None else "was left for recovery (no writer lock held)"
-        raise StorageError(errno.ENOSPC, f"{self.path(session_id)}: append wrote only {written} bytes; the partial line {left}")
-
-    def _sync(self, session_id: str, handle: _Handle) -> None:
-        if handle.fd < 0:
-            return  # closed meanwhile: the file was replaced, and the replacer synced what it read
-        try:
-            os.fdatasync(handle.fd)
-        except OSError as exc:
-            # Fatal for this descriptor: after a failed fsync the kernel may have dropped the
-            # dirty pages, and a retry could report success for data that is gone.
-            handle.failed, handle.sync_failed = f"fdatasync failed: {exc.strerror}", True
-            raise StorageError(exc.errno, f"{self.path(session_id)}: {handle.failed}") from exc
-        handle.unsynced = 0
-        handle.last_sync_ns = time.perf_counter_ns()
+            handle.after_write(count)
 
     def _release(self, session_id: str) -> None:
         """Sync (as the policy promises) and close a session's descriptors."""
         handle = self._handles.pop(session_id, None)
-        if handle is None:
-            return
-        try:
-            if self.sync != "none" and handle.unsynced and not handle.sync_failed:
-                self._sync(session_id, handle)
-        finally:
-            if handle.fd >= 0:
-                os.close(handle.fd)
-            if handle.lock is not None:
-                handle.lock.close()
-        if handle.sync_failed and handle.unsynced:  # close promises durability: say it cannot
-            raise StorageError(errno.EIO, f"{self.path(session_id)}: {handle.unsynced} entries since the last good sync may not be durable ({handle.failed})")
+        if handle is not None:
+            handle.close()
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -463,7 +384,7 @@ class JsonlStore:
             except OSError as exc:
                 raise StorageError(exc.errno, f"{path}: rewrite failed, the session is unchanged: {exc.strerror}") from exc
             finally:
-                self._close_fd(session_id, handle)  # our descriptor names the old file now
+                handle.close_fd()  # our descriptor names the old file now
             written.summarized = summarized
             return written
 
@@ -480,7 +401,7 @@ class JsonlStore:
                     raise
                 raise StorageError(exc.errno, f"{path}: rewrite failed, the session is unchanged: {exc.strerror}") from exc
             finally:
-                self._close_fd(session_id, handle)
+                handle.close_fd()
 
     def _checked_line(self, entry: Entry) -> bytes:
         line = encode_line(entry)
@@ -501,7 +422,7 @@ class JsonlStore:
             try:
                 return repair_log(path, mode, self.line_cap)
             finally:
-                self._close_fd(session_id, handle)
+                handle.close_fd()
 
     def close(self) -> None:
         """Sync what the policy promises, close every descriptor."""

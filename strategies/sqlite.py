@@ -34,6 +34,7 @@ from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, Sessi
 from aptmem.fsutil import ensure_root, open_append
 from aptmem.ids import validate_session_id
 from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write
+from strategies import sqlite_compaction as compaction_sql
 from strategies import sqlite_sql as sql
 
 __all__ = ["SqliteStore", "JOURNAL_MODES", "SYNCHRONOUS"]
@@ -48,7 +49,6 @@ _PAGE = 64
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 _Row = tuple[str, int | None, str | None, bytes]  # type, ts, entry_id, payload
-_COMPACTION_TYPES = ("compaction", "compaction_marker")
 _T = TypeVar("_T")
 
 
@@ -317,31 +317,7 @@ class SqliteStore:
 
     def _live_rows(self, conn: sqlite3.Connection, session_id: str) -> list[tuple[int, Entry]]:
         """(seq, entry) of every row of the live context, in live order (inside a transaction)."""
-        latest = conn.execute(sql.LATEST_COMPACTION, (session_id,)).fetchone()
-        if latest is None:
-            rows = conn.execute("SELECT seq, payload FROM entries WHERE session_id = ? ORDER BY seq", (session_id,))
-            return [(seq, self._decode(payload, seq)) for seq, payload in rows]
-        marker_seq, marker_payload = latest
-        marker = self._decode(marker_payload, marker_seq)
-        if not isinstance(marker, Compaction):
-            raise CorruptLogError(str(self.db_path), marker_seq, 0, f"row {marker_seq} is typed a compaction but decodes as {type(marker).__name__}")
-        live = [(marker_seq, marker)]
-        if marker.kept_before is not None:
-            if marker.kept_before:
-                before = conn.execute(sql.KEPT_BEFORE, (session_id, marker_seq, marker.kept_before)).fetchall()
-                live += [(seq, self._decode(payload, seq)) for seq, _, payload in reversed(before)]
-            start = marker_seq + 1
-        else:
-            start = marker_seq + 1
-            if marker.first_kept is not None:
-                kept_seq = conn.execute(sql.KEPT_FROM, (session_id, marker.first_kept, marker_seq)).fetchone()[0]
-                if kept_seq is not None:
-                    start = kept_seq
-        for seq, kind, payload in conn.execute(sql.FROM_SEQ, (session_id, start, marker_seq)).fetchall():
-            if seq < marker_seq and kind in _COMPACTION_TYPES:
-                continue  # an older compaction inside the window: the latest summary stands for it
-            live.append((seq, self._decode(payload, seq)))
-        return live
+        return compaction_sql.live_rows(conn, session_id, self._decode, str(self.db_path))
 
     def latest_summary(self, session_id: str) -> Compaction | None:
         """The latest compaction row (one lookup in the partial index of compactions)."""
@@ -367,7 +343,7 @@ class SqliteStore:
             if write is None:
                 return None
             write, summarized = checked_write(live, write)
-            before = self._payload_bytes(conn, session_id)
+            before = compaction_sql.payload_bytes(conn, session_id)
             marker = _row(write.marker)
             if write.persist == "append":
                 # Through ``append`` (so whoever watches appends sees the marker's), joining this
@@ -379,35 +355,9 @@ class SqliteStore:
                     self._joining = False
                 return CompactionWritten(persist="append", kept=write.kept, summarized=summarized,
                                          bytes_before=before, bytes_after=before + len(marker[3]))
-            return self._rewrite(conn, session_id, rows, write, marker, summarized, before)
+            return compaction_sql.rewrite(conn, session_id, [seq for seq, _ in rows], write.kept, marker, summarized, before)
 
         return self._run(True, work)
-
-    def _rewrite(self, conn: sqlite3.Connection, session_id: str, rows: list[tuple[int, Entry]], write: object,
-                 marker: _Row, summarized: int, before: int) -> CompactionWritten:
-        """The session becomes its carried rows, the marker and the kept rows (payloads as they were)."""
-        kept = write.kept  # type: ignore[attr-defined]
-        first = rows[len(rows) - kept][0] if kept else None
-        # Kept: every row from the first kept one on that is not a compaction (the live context
-        # from there holds nothing else). Not kept: dropped if a summary stands for it, else carried.
-        kept_sql = "(seq >= ? AND NOT " + sql.IS_COMPACTION + ")" if first is not None else "(0)"
-        args: tuple = (session_id, first) if first is not None else (session_id,)
-        removed, removed_bytes = conn.execute(
-            f"SELECT count(*), coalesce(sum(length(payload)), 0) FROM entries WHERE session_id = ? AND NOT {kept_sql} AND {sql.SUMMARIZABLE}",
-            args).fetchone()
-        columns = "type, ts, entry_id, payload"
-        carried = conn.execute(f"SELECT {columns} FROM entries WHERE session_id = ? AND NOT {kept_sql} AND NOT {sql.SUMMARIZABLE} ORDER BY seq",
-                               args).fetchall()
-        kept_rows = conn.execute(f"SELECT {columns} FROM entries WHERE session_id = ? AND {kept_sql} ORDER BY seq", args).fetchall() if first is not None else []
-        conn.execute("DELETE FROM entries WHERE session_id = ?", (session_id,))
-        layout = [*carried, marker, *kept_rows]
-        conn.executemany(sql.INSERT, [(session_id, n, *row) for n, row in enumerate(layout, 1)])
-        return CompactionWritten(persist="rewrite", kept=kept, summarized=summarized, removed_entries=removed,
-                                 removed_bytes=removed_bytes, carried=len(carried), bytes_before=before,
-                                 bytes_after=sum(len(row[3]) for row in layout))
-
-    def _payload_bytes(self, conn: sqlite3.Connection, session_id: str) -> int:
-        return conn.execute("SELECT coalesce(sum(length(payload)), 0) FROM entries WHERE session_id = ?", (session_id,)).fetchone()[0]
 
     def stats(self, session_id: str) -> SessionStats:
         """Count the session's rows and compactions; bytes on disk is the database's footprint.

@@ -51,7 +51,7 @@ KEPT_FROM = "SELECT max(seq) FROM entries WHERE session_id = ? AND entry_id = ? 
 # A compaction's kept_before N: the N rows nearest before it that are not compactions.
 KEPT_BEFORE = f"SELECT seq, type, payload FROM entries WHERE session_id = ? AND seq < ? AND NOT {IS_COMPACTION} ORDER BY seq DESC LIMIT ?"
 FROM_SEQ = "SELECT seq, type, payload FROM entries WHERE session_id = ? AND seq >= ? AND seq <> ? ORDER BY seq"
-ALL_ROWS = "SELECT payload FROM entries WHERE session_id = ? ORDER BY seq"
+ALL_ROWS = "SELECT seq, payload FROM entries WHERE session_id = ? ORDER BY seq"
 PAGE_AFTER = "SELECT seq, payload FROM entries WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"
 
 
