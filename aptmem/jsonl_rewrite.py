@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from aptmem.fsutil import atomic_write, open_read, sweep_temp_files
 from aptmem.logreader import LogLine, iter_lines, open_log
 from aptmem.quarantine import QuarantineBatch, fingerprint
-from aptmem.recovery import copy_range
+from aptmem.recovery import PieceMerger, copy_range
 from aptmem.store import CompactionWrite, CompactionWritten, summarizable
 
 __all__ = ["rewrite_compacted"]
@@ -58,17 +58,12 @@ def _lines(path: str | os.PathLike[str], fd: int, cap: int, kept: set[int], mark
            out: CompactionWritten) -> Iterator[bytes]:
     """The new file's bytes, streamed; damage is moved to ``batch`` on the way (merged when adjacent)."""
     placed = False
-    piece: list = []  # [first line, offset, length, reason, lines] of damage being grown
+    merger = PieceMerger("removed by a rewrite compaction: ")
     with open_log(path) as stream:
         for line in iter_lines(stream, cap):
             if line.kind == "damaged":
-                if piece and piece[1] + piece[2] == line.offset:
-                    piece[2] += line.length
-                    piece[4] += 1
-                else:
-                    if piece:
-                        batch.add(*piece)
-                    piece = [line.number, line.offset, line.length, f"removed by a rewrite compaction: {line.reason}", 1]
+                if (piece := merger.add(line)) is not None:
+                    batch.add(*piece)
                 continue
             if line.kind == "blank":
                 out.removed_bytes += line.length
@@ -84,7 +79,7 @@ def _lines(path: str | os.PathLike[str], fd: int, cap: int, kept: set[int], mark
             else:
                 out.carried += 1
                 yield from _line_bytes(fd, line)
-    if piece:
+    if (piece := merger.close()) is not None:
         batch.add(*piece)
     if not placed:
         yield marker

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from aptmem.entries import Entry
 from aptmem.errors import AptmemError, CorruptLogError, StorageError
@@ -31,7 +32,8 @@ from aptmem.logreader import DEFAULT_LINE_CAP, LogLine, iter_lines, open_log
 from aptmem.quarantine import QUARANTINE_SUFFIX, QuarantineBatch, fingerprint, quarantine_path
 from aptmem.store import DAMAGE_EXAMPLES, RECOVERY_MODES, RecoveryReport
 
-__all__ = ["LogScan", "QUARANTINE_SUFFIX", "check_mode", "copy_range", "damage_pieces", "repair_log", "quarantine_path"]
+__all__ = ["DamagePiece", "LogScan", "PieceMerger", "QUARANTINE_SUFFIX", "check_mode", "copy_range", "damage_pieces",
+           "repair_log", "quarantine_path"]
 
 _COPY_CHUNK = 1 << 20
 
@@ -191,30 +193,50 @@ class LogScan:
         return self.report
 
 
-def damage_pieces(path: str | os.PathLike[str], cap: int, end: int) -> Iterator[tuple[int, int, int, str, int]]:
-    """Stream the damage before byte ``end`` as pieces: (first line, offset, length, reason, lines).
+class DamagePiece(NamedTuple):
+    """Adjacent damaged lines moved as one piece: the first line's number, the byte range, the
+    first line's reason, and how many lines it holds."""
 
-    Adjacent damaged lines (blank lines between them break a piece) come as one piece named by
-    its first line's reason. Memory: one line.
-    """
-    current: list = []  # [line, offset, length, reason, lines] of the piece being grown
+    line: int
+    offset: int
+    length: int
+    reason: str
+    lines: int
+
+
+class PieceMerger:
+    """Grows adjacent damaged lines into pieces (lines with bytes between them make two pieces)."""
+
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix
+        self._current: DamagePiece | None = None
+
+    def add(self, line: LogLine) -> DamagePiece | None:
+        """Take one damaged line; return the piece it closed, if it does not continue it."""
+        current = self._current
+        if current is not None and current.offset + current.length == line.offset:
+            self._current = current._replace(length=current.length + line.length, lines=current.lines + 1)
+            return None
+        self._current = DamagePiece(line.number, line.offset, line.length, self.prefix + (line.reason or "damaged"), 1)
+        return current
+
+    def close(self) -> DamagePiece | None:
+        """The last piece, if any."""
+        current, self._current = self._current, None
+        return current
+
+
+def damage_pieces(path: str | os.PathLike[str], cap: int, end: int) -> Iterator[DamagePiece]:
+    """Stream the damage before byte ``end`` as pieces (:class:`PieceMerger`). Memory: one line."""
+    merger = PieceMerger()
     with open_log(path) as stream:
         for line in iter_lines(stream, cap):
             if line.offset >= end:
                 break
-            if line.kind == "damaged":
-                if current and current[1] + current[2] == line.offset:
-                    current[2] += line.length
-                    current[4] += 1
-                else:
-                    if current:
-                        yield tuple(current)  # type: ignore[misc]
-                    current = [line.number, line.offset, line.length, line.reason or "damaged", 1]
-            elif current and line.kind == "good":
-                yield tuple(current)  # type: ignore[misc]
-                current = []
-    if current:
-        yield tuple(current)  # type: ignore[misc]
+            if line.kind == "damaged" and (piece := merger.add(line)) is not None:
+                yield piece
+    if (piece := merger.close()) is not None:
+        yield piece
 
 
 def copy_range(fd: int, start: int, stop: int) -> Iterator[bytes]:
@@ -311,10 +333,10 @@ def _without_damage(path: str | os.PathLike[str], fd: int, cap: int, end: int, b
                     tail: LogLine | None, report: RecoveryReport) -> Iterator[bytes]:
     """The log's bytes [0, end) without its damaged pieces, each moved to ``batch`` on the way."""
     position = 0
-    for line, offset, length, reason, lines in damage_pieces(path, cap, end):
-        yield from copy_range(fd, position, offset)
-        batch.add(line, offset, length, reason, lines)
-        position = offset + length
+    for piece in damage_pieces(path, cap, end):
+        yield from copy_range(fd, position, piece.offset)
+        batch.add(*piece)
+        position = piece.offset + piece.length
     yield from copy_range(fd, position, end)
     if tail is not None:
         _quarantine_tail(batch, tail, report)
