@@ -104,7 +104,8 @@ class LogScan:
                     if line.tail_eligible:
                         self._extend_run(line)
                     else:
-                        self._flush_run()
+                        if self._run_count:
+                            self._flush_run()
                         self._middle(line)
                     if self.mode == "strict" and not refused:
                         refused, yielding = True, False
@@ -114,7 +115,8 @@ class LogScan:
                     continue
                 # A good line: whatever damage came before it is damage in the middle.
                 if self._pending is not None:
-                    self._flush_run()
+                    if self._run_count:
+                        self._flush_run()
                     if self.mode == "truncate_tail" and not refused:
                         refused, yielding = True, False
                         self._refuse(self._pending)
