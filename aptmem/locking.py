@@ -77,23 +77,32 @@ class SessionLock:
         if self._depth:
             self._depth += 1
             return False
-        fd = self._descriptor()
+        fd = self._fd if self._fd >= 0 else self._descriptor()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the common case: free, one system call
+        except BlockingIOError:
+            self._wait(fd)
+        except OSError as exc:
+            raise StorageError(exc.errno, f"{self.path}: cannot take the lock: {exc.strerror}") from exc
+        self._depth = 1
+        return True
+
+    def _wait(self, fd: int) -> None:
+        """Poll until the lock is ours or ``timeout`` passed (then :class:`LockTimeout`)."""
         deadline = None if self.timeout < 0 else time.monotonic() + self.timeout
         pause = _FIRST_PAUSE
         while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                raise StorageError(exc.errno, f"{self.path}: cannot take the lock: {exc.strerror}") from exc
             if deadline is not None and time.monotonic() >= deadline:
                 raise LockTimeout(self.path, self.timeout)
             time.sleep(pause if deadline is None else max(0.0, min(pause, deadline - time.monotonic())))
             pause = min(2 * pause, _LAST_PAUSE)
-        self._depth = 1
-        return True
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                raise StorageError(exc.errno, f"{self.path}: cannot take the lock: {exc.strerror}") from exc
 
     def release(self) -> None:
         """Give back one level of the lock; the last one unlocks (the descriptor stays open)."""
