@@ -31,9 +31,11 @@ from aptmem.errors import LockTimeout, StorageError, UnsafePathError
 __all__ = ["SessionLock"]
 
 _FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
-#: Waiting for a lock held elsewhere: poll, doubling the pause from the first to the last.
+#: Waiting for a lock held elsewhere: poll, doubling the pause from the first to the last. The
+#: last is short: holders keep the lock for one append at a time, and a waiter that sleeps long
+#: between tries keeps missing the moments it is free while other writers take it.
 _FIRST_PAUSE = 0.0005
-_LAST_PAUSE = 0.02
+_LAST_PAUSE = 0.001
 
 
 class SessionLock:

@@ -112,11 +112,11 @@ def run_writer(job: dict[str, Any], cell: RaceCell, spec: WriterSpec) -> None:
                     break
                 entry = make_entry(spec.name, n, spec.with_ids, rng)
                 if spec.kind == "library":
-                    store.append(sid, entry)
+                    _patiently(lambda: store.append(sid, entry), out)
                 elif spec.kind == "library_fresh":
                     fresh = _store(cell, root)
                     try:
-                        fresh.append(sid, entry)
+                        _patiently(lambda: fresh.append(sid, entry), out)
                     finally:
                         fresh.close()
                 else:
@@ -133,6 +133,22 @@ def run_writer(job: dict[str, Any], cell: RaceCell, spec: WriterSpec) -> None:
             if store is not None:
                 store.close()
     _touch(coord, f"done.{spec.name}")
+
+
+def _patiently(append: Any, out: Any) -> None:
+    """Append, trying again while the lock stays busy past the store's timeout (a slow disk under
+    a compaction's fsyncs): such an append was not acknowledged, so trying again is what a caller
+    does. Each wait is noted in ``out`` as a line ``wait``."""
+    from aptmem.errors import LockTimeout
+
+    for _ in range(30):
+        try:
+            append()
+            return
+        except LockTimeout:
+            out.write("wait\n")
+            out.flush()
+    append()
 
 
 def _stream(cell: RaceCell, spec: WriterSpec, root: str, sid: str, coord: Path, rng: random.Random, ack: Any) -> None:

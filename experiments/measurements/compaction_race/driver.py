@@ -171,7 +171,7 @@ def _rows(cell: RaceCell, found: Any, seconds: float, error: str | None) -> list
     common = {"strategy": cell.strategy, "persist": cell.persist, "seed": cell.seed}
     rows = [RaceRow(**common, role="writer", name=w.name, kind=w.kind, with_ids=w.with_ids,  # type: ignore[arg-type]
                     acknowledged=len(found.acknowledged[w.name]), lost=found.lost[w.name],
-                    duplicated=found.duplicated[w.name], **totals) for w in cell.writers]
+                    duplicated=found.duplicated[w.name], errors=found.waits[w.name], **totals) for w in cell.writers]
     for c in cell.compactors:
         records = found.compactions[c.name]
         rows.append(RaceRow(**common, role="compactor", name=c.name, kind=c.kind, compactions=changed[c.name],  # type: ignore[arg-type]

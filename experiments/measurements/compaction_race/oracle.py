@@ -28,6 +28,8 @@ class Findings:
     """What the check found, per participant and for the cell."""
 
     acknowledged: dict[str, list[str]]
+    #: appends that found the lock busy past the store's timeout and were tried again
+    waits: dict[str, int]
     lost: dict[str, int]
     duplicated: dict[str, int]
     compactions: dict[str, list[dict[str, Any]]]
@@ -42,7 +44,9 @@ def check(store: Any, session_id: str, persist: str, acks: dict[str, Path], logs
     from aptmem.store import select_live
     from experiments.measurements.compaction_race.child import digest
 
-    acknowledged = {name: path.read_text(encoding="ascii").split() for name, path in acks.items()}
+    written = {name: path.read_text(encoding="ascii").split() for name, path in acks.items()}
+    acknowledged = {name: [d for d in lines if d != "wait"] for name, lines in written.items()}
+    waits = {name: lines.count("wait") for name, lines in written.items()}
     compactions = {name: [json.loads(line) for line in path.read_text(encoding="ascii").splitlines() if line]
                    for name, path in logs.items()}
     summarized = {d for records in compactions.values() for r in records if r["changed"] for d in r["digests"]}
@@ -52,6 +56,6 @@ def check(store: Any, session_id: str, persist: str, acks: dict[str, Path], logs
     duplicated = {name: sum(1 for d in digests if present[d] > 1) for name, digests in acknowledged.items()}
     left = sum(1 for d in summarized if d not in present) if persist == "append" else 0
     live = store.read_live(session_id) if entries else []
-    return Findings(acknowledged=acknowledged, lost=lost, duplicated=duplicated, compactions=compactions,
+    return Findings(acknowledged=acknowledged, waits=waits, lost=lost, duplicated=duplicated, compactions=compactions,
                     entries_at_end=len(entries), left_append_log=left, live_consistent=live == select_live(entries),
                     summarized=summarized)

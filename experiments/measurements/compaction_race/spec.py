@@ -83,9 +83,10 @@ class RaceRow(msgspec.Struct, kw_only=True):
 
     Writer rows: ``acknowledged`` entries, of which ``lost`` are neither in the session at the
     end nor summarized by a compaction that committed (see :mod:`.oracle`), ``duplicated`` found
-    twice. Compactor rows: ``compactions`` that changed the session, ``noop`` ones that had
-    nothing to summarize, ``errors`` (lock timeouts and the like: nothing written). The cell's
-    totals are on every row (``cell_*``).
+    twice, ``errors`` appends that found the lock busy past the store's timeout (not
+    acknowledged, tried again). Compactor rows: ``compactions`` that changed the session,
+    ``noop`` ones that had nothing to summarize, ``errors`` (lock timeouts and the like: nothing
+    written). The cell's totals are on every row (``cell_*``).
     """
 
     strategy: str
