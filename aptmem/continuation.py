@@ -15,6 +15,10 @@ sidecar is. Two options carry history over:
 The old session is never changed. The new sidecar is written last, so a continuation that fails
 half way leaves a new log without a sidecar (the error says which), never a sidecar that claims
 a history it does not have.
+
+A session's log and its sidecar share one folder: ``root`` is the store's own folder (the default),
+and naming another one is an error (:class:`~aptmem.errors.RootMismatchError`), not a session
+split over two folders.
 """
 
 from __future__ import annotations
@@ -23,32 +27,41 @@ import os
 from itertools import islice
 
 from aptmem.entries import Compaction, Entry, now_ms
-from aptmem.errors import SessionExists, SessionNotFound
+from aptmem.errors import RootMismatchError, SessionExists, SessionNotFound
 from aptmem.ids import new_session_id, validate_session_id
 from aptmem.store import SessionStore
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
-__all__ = ["HISTORY_CHUNK", "continue_session", "create_session", "carried_summary"]
+__all__ = ["HISTORY_CHUNK", "continue_session", "create_session", "carried_summary", "sidecar_root"]
 
 #: Entries per ``append_many`` when copying a whole history.
 HISTORY_CHUNK = 512
 
 
+def sidecar_root(store: SessionStore, root: str | os.PathLike[str] | None = None) -> os.PathLike[str] | str:
+    """The folder of a store's sidecars: its own; raise :class:`RootMismatchError` if ``root`` names another."""
+    if root is not None and os.path.realpath(root) != os.path.realpath(store.root):
+        raise RootMismatchError(str(store.root), os.fspath(root))
+    return store.root
+
+
 def create_session(
     store: SessionStore,
-    root: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None = None,
     *,
     title: str = "",
     model: str | None = None,
     session_id: str | None = None,
 ) -> str:
-    """Create a session: its empty log in ``store`` and its sidecar in ``root``; return its id.
+    """Create a session: its empty log in ``store`` and its sidecar beside it; return its id.
 
+    ``root`` may name the store's folder again (it must: :class:`RootMismatchError` otherwise).
     Raises :class:`SessionExists` if either already exists (nothing is created then). The log
     is created first: if writing the sidecar fails (a full disk), the error says so and a retry
     with the same ``session_id`` finishes the job, since an empty log without a sidecar is
     exactly what a failed creation leaves.
     """
+    root = sidecar_root(store, root)
     session_id = validate_session_id(session_id) if session_id is not None else new_session_id()
     memory = WorkingMemory(root, session_id)
     if not (_half_created(store, memory)):
@@ -71,7 +84,7 @@ def _half_created(store: SessionStore, memory: WorkingMemory) -> bool:
 
 def continue_session(
     store: SessionStore,
-    root: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None,
     old_id: str,
     *,
     new_id: str | None = None,
@@ -88,10 +101,12 @@ def continue_session(
     exclusive, since the whole history already holds the summary. ``with_summary`` on a session
     that was never compacted carries nothing over.
 
-    Raises :class:`SessionNotFound` if the store has no session ``old_id`` (a sidecar alone is
-    not a session), :class:`SessionExists` if ``new_id`` is taken, ``ValueError`` if both
-    options are given.
+    ``root`` is the store's folder (None: the same); another folder raises :class:`RootMismatchError`.
+    Raises :class:`SessionNotFound` (naming the folder searched) if the store has no session
+    ``old_id`` (a sidecar alone is not a session), :class:`SessionExists` if ``new_id`` is taken,
+    ``ValueError`` if both options are given.
     """
+    root = sidecar_root(store, root)
     if with_summary and with_history:
         raise ValueError("with_summary and with_history are exclusive: the whole history already holds the summary")
     old_id = validate_session_id(old_id)
@@ -99,7 +114,7 @@ def continue_session(
     if new_id == old_id:
         raise SessionExists(new_id, "continue needs a new session id")
     if not store.exists(old_id):
-        raise SessionNotFound(old_id, f"store {store.name!r}")
+        raise SessionNotFound(old_id, f"{store.root} (store {store.name!r})")
     old = _old_meta(root, old_id)
     # Everything read from the old session is read before anything new exists, so a failure
     # here (damage in the old tail, say) creates nothing.

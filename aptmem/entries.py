@@ -1,9 +1,26 @@
 """Typed session entries: a tagged union of msgspec Structs, one JSON object per line.
 
-The line format of the original design is valid input as written there, e.g.::
+The line format of the original design is valid input exactly as written there::
 
+    {"type":"metadata","title":"bug hunt","created":1717000000000,"model":"claude-sonnet-4","ts":1717000000000}
     {"type":"user","content":"帮我看看这个 bug","ts":1717000000000}
+    {"type":"assistant","content":"让我先读一下代码","ts":1717000001000}
     {"type":"tool_call","name":"read","args":{"path":"src/foo.ts"},"result":"...","ts":1717000002000}
+    {"type":"tool_result","name":"read","content":"...","ts":1717000002001}
+    {"type":"compaction_marker","summary":"...","ts":1717000003000}
+
+Which call a tool result answers (:mod:`aptmem.context.pairing` applies the rule everywhere: in
+the rendered context, in turn boundaries, in compaction's "never split a call from its result"):
+
+* a ``tool_result`` with a ``call_id`` answers the latest earlier ``tool_call`` with that ``id``
+  that no result has answered yet (so agents that number calls per turn, ``call_0``, ``call_1``,
+  ..., and an aborted call do not tie one turn to the next);
+* a ``tool_result`` without a ``call_id`` names its tool instead (the original design's lines):
+  it answers the latest earlier ``tool_call`` of that ``name`` that no result has answered yet;
+* a call's inline ``result`` does not count as an answer for this rule: the original design
+  writes a call with its inline result and then a ``tool_result`` naming the tool, both about
+  the one call. A call that no result answers is sent with its inline result as its answer;
+* an answer only ever counts after its call; a result that finds no call is sent on its own.
 
 Rules that keep stored data safe:
 
@@ -89,12 +106,21 @@ class ToolCall(_Base, tag="tool_call"):
 
 
 class ToolResult(_Base, tag="tool_result"):
-    """The output of a tool call; ``call_id`` names the :class:`ToolCall` it answers."""
+    """The output of a tool call.
 
-    call_id: str
+    ``call_id`` names the :class:`ToolCall` it answers; the original design's lines name only the
+    tool (``name``), and then the result answers the latest unanswered call of that name (the
+    rule is in this module's docstring). One of the two is required.
+    """
+
+    call_id: str | None = None
     content: str = ""
     name: str | None = None
     is_error: bool = False
+
+    def __post_init__(self) -> None:
+        if self.call_id is None and self.name is None:
+            raise InvalidEntry("a tool_result names the call it answers ('call_id') or its tool ('name')")
 
 
 class Compaction(_Base, tag="compaction"):
@@ -133,10 +159,17 @@ class CompactionMarker(Compaction, tag="compaction_marker"):
 
 
 class Metadata(_Base, tag="metadata"):
-    """Facts about the session that are not conversation: model changes, headers, imports."""
+    """Facts about the session that are not conversation: model changes, headers, imports.
+
+    ``title``, ``created`` (ms since the epoch) and ``model`` stand at the top level of the line,
+    as the original design writes its metadata lines; ``kind`` and ``data`` carry the rest.
+    """
 
     kind: str = ""
     data: dict[str, Any] = {}
+    title: str | None = None
+    created: int | None = None
+    model: str | None = None
 
 
 class UnknownEntry:

@@ -71,6 +71,30 @@ class NotASessionError(AptmemError):
         super().__init__(f"{path}: {reason}")
 
 
+class NotASessionLogError(NotASessionError):
+    """A file given as a session log is something else: ``kind`` says what.
+
+    ``kind`` is ``claude-code`` or ``pi`` (an agent's own transcript: ``aptmem import`` turns it
+    into a session), ``sidecar`` (a session's ``<id>.meta.json``), ``json-document`` (one JSON
+    value spread over several lines, not one entry a line) or ``not-jsonl`` (no line is a JSON
+    object). Raised before anything reads on or writes, so the file is never changed.
+    """
+
+    def __init__(self, path: str, kind: str, reason: str) -> None:
+        self.kind = kind
+        super().__init__(path, reason)
+
+
+class RootMismatchError(AptmemError, ValueError):
+    """A session's log and its sidecar would land in two different folders."""
+
+    def __init__(self, store_root: str, root: str) -> None:
+        self.store_root = store_root
+        self.root = root
+        super().__init__(f"the store keeps its sessions in {store_root} but the sidecar folder given is {root}: "
+                         "a session's log and its working memory must share one folder")
+
+
 class EntryTooLarge(AptmemError, ValueError):
     """An entry encodes to a line longer than the log's line cap, so it could not be read back."""
 
@@ -124,6 +148,10 @@ class InvalidWorkingValue(InvalidEntry):
         self.where = where
         self.reason = reason
         super().__init__(f"{where}: {reason}")
+
+
+class MemoryStrategyError(AptmemError):
+    """A memory strategy cannot do its work as configured (e.g. it keeps state but has no sidecar)."""
 
 
 class SummarizerError(AptmemError):

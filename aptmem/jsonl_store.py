@@ -5,7 +5,7 @@ crash leaves at most a torn last line, never a damaged middle; then the sync pol
 
 * ``none``: no sync; a process crash loses nothing the kernel accepted, a power loss may.
 * ``always``: ``fdatasync`` after every append; acknowledged means durable.
-* ``batch``: ``fdatasync`` every ``batch_size`` appends or ``batch_ms`` milliseconds (checked at
+* ``batch`` (the default, :data:`DEFAULT_SYNC`, also ``aptmem append``'s): ``fdatasync`` every ``batch_size`` appends or ``batch_ms`` milliseconds (checked at
   append time) and on ``close``; a power loss loses at most the current batch.
 
 Files: ``<root>/<id>.jsonl`` (the log, mode 0600), ``<id>.jsonl.quarantine`` (bytes removed by
@@ -47,9 +47,11 @@ from aptmem.recovery import LogScan, check_mode, repair_log
 from aptmem.store import RECOVERY_MODES, Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write
 from aptmem.tailscan import latest_compaction, live_tail_lines, read_live_tail
 
-__all__ = ["JsonlStore", "SYNC_POLICIES", "LOG_SUFFIX", "LOCK_SUFFIX", "MAX_OPEN"]
+__all__ = ["DEFAULT_SYNC", "JsonlStore", "SYNC_POLICIES", "LOG_SUFFIX", "LOCK_SUFFIX", "MAX_OPEN"]
 
 SYNC_POLICIES = ("none", "always", "batch")
+#: The sync policy of a store (and of ``aptmem append``) when none is asked for.
+DEFAULT_SYNC = "batch"
 LOG_SUFFIX = ".jsonl"
 LOCK_SUFFIX = ".lock"
 #: Sessions whose descriptors a store keeps open at once (two descriptors each).
@@ -72,7 +74,7 @@ class JsonlStore:
         self,
         root: str | os.PathLike[str],
         *,
-        sync: str = "none",
+        sync: str = DEFAULT_SYNC,
         batch_size: int = 64,
         batch_ms: float = 200.0,
         recovery: str = "skip",

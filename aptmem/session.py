@@ -21,13 +21,16 @@ from typing import Any
 import msgspec
 
 from aptmem.compaction.compactor import CompactionResult, apply_truncations, build_compaction
-from aptmem.compaction.extractive import ExtractiveSummarizer
 from aptmem.compaction.planner import plan_compaction
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.summarizer import Summarizer
-from aptmem.entries import Entry, UnknownEntry
+from aptmem.context.assemble import Context
+from aptmem.context.render import ContextBuilder, render_context
+from aptmem.entries import Entry, UnknownEntry, User
+from aptmem.memory.base import MemoryStrategy
+from aptmem.memory.strategies import SummaryMemory
 from aptmem.store import CompactionWrite, SessionStore
-from aptmem.tokens import ContextTally, Estimator, count_entry, render_entry, role_of
+from aptmem.tokens import ContextTally, Estimator, count_entry
 from aptmem.working_memory import WorkingMemory
 
 __all__ = ["AppendOutcome", "Context", "Session"]
@@ -46,20 +49,6 @@ class AppendOutcome:
     def tokens_after(self) -> int:
         """Context tokens once the append (and its compaction, if any) is done."""
         return self.compaction.tokens_after if self.compaction else self.tokens
-
-
-@dataclass
-class Context:
-    """What a model is sent: messages (role and content) and their token total."""
-
-    messages: list[dict[str, str]]
-    tokens: int
-    window: int
-
-    @property
-    def occupancy(self) -> float:
-        """The share of the window the context fills."""
-        return self.tokens / self.window
 
 
 class Session:
@@ -81,16 +70,22 @@ class Session:
         summarizer: Summarizer | None = None,
         system_prompt: str = "",
         memory: WorkingMemory | None = None,
+        memory_strategy: MemoryStrategy | None = None,
     ) -> None:
+        if memory_strategy is not None and summarizer is not None:
+            raise ValueError("give a summarizer or a memory strategy (which has its own summarizer), not both")
         self.store = store
         self.session_id = session_id
         self.policy = policy
-        self.summarizer = summarizer or ExtractiveSummarizer()
+        # The memory strategy decides what the context keeps; by default one rolling summary.
+        self.strategy: MemoryStrategy = memory_strategy or SummaryMemory(summarizer)
+        self.summarizer = self.strategy.summarizer
         self.system_prompt = system_prompt
         self.memory = memory
-        self._fixed_text = ""
+        self._fixed: list[str] = []  # the system sections: system prompt, working memory
         self.live: list[Entry] = store.read_live(session_id) if store.exists(session_id) else []
         self._view = apply_truncations(self.live)
+        self._view = self.strategy.shown(self._view, None) or self._view
         self._cheap = ContextTally(estimator, self._view)
         # The precise tally counts lazily: it holds a prefix of the view, filled in when the
         # cheap total nears the trigger. Without a separate confirming tier, the cheap one decides.
@@ -101,16 +96,27 @@ class Session:
 
     def refresh_memory(self) -> None:
         """Re-read the working memory (another process may have changed it) into the fixed part."""
-        parts = [self.system_prompt] if self.system_prompt else []
-        if self.memory is not None and self.memory.exists():
-            meta = self.memory.load()
-            if meta.memory:
-                parts.append(f"Working memory:\n{meta.memory}")
-            if meta.working:
-                parts.append("Working state: " + msgspec.json.encode(meta.working).decode())
-        self._fixed_text = "\n\n".join(parts)
+        self._fixed = self.system_sections(self._current_turn())
         for tally in self._tallies():
-            tally.base = tally.estimator.count(self._fixed_text) if self._fixed_text else 0
+            tally.set_fixed(self._fixed)
+
+    def system_sections(self, query: str) -> list[str]:
+        """The fixed system sections for ``query``: the system prompt, then what the memory
+        strategy renders beside it (working memory, its facts, what it retrieves for ``query``)."""
+        meta = self.memory.load() if self.memory is not None and self.memory.exists() else None
+        extra = self.strategy.system_text(meta, query=query, window=self.policy.window, count=self._cheap.estimator.count)
+        return [part for part in (self.system_prompt, extra) if part]
+
+    def system_text(self, query: str) -> str:
+        """The system sections for ``query`` as one text (what goes where the system message goes)."""
+        return "\n\n".join(self.system_sections(query))
+
+    def _current_turn(self) -> str:
+        """The latest user message of the live context (what a retrieving strategy looks up)."""
+        for entry in reversed(self._view):
+            if isinstance(entry, User):
+                return entry.content
+        return ""
 
     def _tallies(self) -> list[ContextTally]:
         return [t for t in (self._cheap, self._precise) if t is not None]
@@ -144,7 +150,14 @@ class Session:
         self.store.append(self.session_id, entry)
         self.live.append(entry)
         self._view.append(entry)
-        self._cheap.add(entry)
+        shown = self.strategy.shown(self._view, entry)
+        if shown is not None:  # the strategy shows some entries otherwise (masking): recount those
+            self._view = shown
+            for tally in self._tallies():
+                tally.reset(self._view[: len(tally)])
+        self._cheap.add(self._view[-1])
+        if isinstance(entry, User):
+            self.refresh_memory()  # a new turn: what the memory strategy shows may depend on it
         cheap = self._cheap.total
         # The cheap tier alone decides while it is clearly below the trigger; near it (or past
         # it, with no confirming tier) the deciding tier counts.
@@ -153,7 +166,7 @@ class Session:
             return AppendOutcome(entry, cheap)
         total = self.tokens()
         outcome = AppendOutcome(entry, total, confirmed=self._precise is not None)
-        if total >= self.policy.trigger_tokens and self._would_change():
+        if total >= self.policy.trigger_tokens and self.strategy.compacts and self._would_change():
             outcome.compaction = self.compact()
         return outcome
 
@@ -196,8 +209,14 @@ class Session:
             # ``live`` is as stored, ``_view`` as shown (kept entries shortened where the
             # compaction says); the kept entries are a suffix of both.
             kept = len(result.plan.kept)
-            self.live = [result.entry, *live[len(live) - kept :]] if kept else [result.entry]
+            first = len(live) - kept
+            self.live = [result.entry, *live[first:]] if kept else [result.entry]
             self._view = list(result.live)
+            # What leaves the context, as stored (whole): the summarized entries, and the kept
+            # entries this compaction shortens (named by their position among the kept).
+            leaving = [*live[first - len(result.plan.summarized) : first], *(live[first + i] for i in sorted(result.plan.truncated))]
+            self.strategy.remember(leaving, result.entry.summary, self.memory, count=self._judge().estimator.count)
+            self.refresh_memory()
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted
         return result
@@ -205,32 +224,37 @@ class Session:
     def _counted(self, live: list[Entry]) -> tuple[list[Entry], list[int]]:
         """The live context read from the store, as shown, with the deciding tier's counts.
 
-        What this session already holds (the read starts with it) keeps its counted objects;
-        only what it has not seen is counted now.
+        What this session already holds (the read starts with it) keeps its shown objects; the
+        counts are the tally's (texts it has counted are not counted again).
         """
         judge = self._judge()
         held = len(self.live)
         if live[:held] == self.live:
-            view = [*self._view, *live[held:]]  # entries after those held are never shown shortened
-            counts = list(judge.counts) + [count_entry(judge.estimator, e) for e in view[held:]]
-            return view, counts
-        view = apply_truncations(live)
-        return view, [count_entry(judge.estimator, e) for e in view]
+            view = list(self._view)  # entries after those held are never shown shortened
+            for entry in live[held:]:  # each shown as the memory strategy would have on its append
+                view.append(entry)
+                view = self.strategy.shown(view, entry) or view
+        else:
+            view = apply_truncations(live)
+            view = self.strategy.shown(view, None) or view
+        return view, judge.counts_of(view)
 
     # -- the context -----------------------------------------------------------------------------
 
-    def context(self) -> Context:
-        """The messages to send the model now, with their token total."""
-        messages: list[dict[str, str]] = []
-        if self._fixed_text:
-            messages.append({"role": "system", "content": self._fixed_text})
-        for entry in self._view:
-            if isinstance(entry, UnknownEntry):
-                continue
-            text = render_entry(entry)
-            if text:
-                messages.append({"role": role_of(entry), "content": text})
-        return Context(messages=messages, tokens=self.tokens(), window=self.policy.window)
+    def context(self, query: str | None = None) -> Context:
+        """What to send the model now: the system part (system prompt, what the memory strategy
+        renders, the summary) and the live entries as messages (``.openai()``, ``.anthropic()``),
+        with their token total.
+
+        ``query`` is what a retrieving memory strategy looks up (default: the current turn); a
+        query of its own renders and counts the system part anew.
+        """
+        if query is None:
+            return Context(rendered=render_context(self._view, self._fixed), tokens=self.tokens(),
+                           window=self.policy.window)
+        builder = ContextBuilder(self.system_sections(query), count=self._judge().estimator.count)
+        builder.extend(self._view)
+        return Context(rendered=builder.rendered(), tokens=builder.total, window=self.policy.window)
 
     def describe(self) -> dict[str, Any]:
         """Figures for logs and tests: entries live, tokens, occupancy."""

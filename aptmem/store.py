@@ -14,6 +14,7 @@ snapshot older than the lock.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 import msgspec
@@ -200,6 +201,8 @@ class SessionStore(Protocol):
 
     name: str
     capabilities: Capabilities
+    #: the folder the store keeps its sessions in (sidecars of its sessions live there too)
+    root: Path
 
     def create(self, session_id: str) -> None:
         """Create an empty session; raise :class:`~aptmem.errors.SessionExists` if it exists."""

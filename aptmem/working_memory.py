@@ -42,6 +42,7 @@ __all__ = [
     "META_SUFFIX",
     "MAX_DEPTH",
     "MAX_META_BYTES",
+    "RESERVED_PREFIX",
     "SessionMeta",
     "SidecarRepair",
     "WorkingMemory",
@@ -49,6 +50,9 @@ __all__ = [
 ]
 
 META_SUFFIX = ".meta.json"
+#: Working-dict keys under this prefix belong to a memory strategy (:mod:`aptmem.memory`): the
+#: context leaves them to the strategy that owns them, ``continue`` carries them like the rest.
+RESERVED_PREFIX = "aptmem."
 META_LOCK_SUFFIX = ".meta.lock"
 #: A sidecar is small by nature; the cap bounds what a reader loads from a planted huge file,
 #: and writes obey it too, so we never write a sidecar we would refuse to read.

@@ -63,7 +63,7 @@ def test_plain_output_has_a_total(texts: tuple[Path, Path]) -> None:
     run = aptmem("tokens", "--tier", "precise", str(hello), str(chinese))
     assert run.returncode == 0, run.stderr
     lines = run.stdout.strip().splitlines()
-    assert lines[0].split() == ["3", str(hello)]
+    assert lines[0].split() == ["3", str(hello), "(text)"]
     assert lines[-1].split()[:2] == ["11", "total"]
 
 
@@ -101,7 +101,29 @@ def test_entries_of_a_session_file(tmp_path: Path) -> None:
     (row,) = json_lines(run.stdout)
     assert row["entries"] == 5 and row["damaged_lines"] == 1
     assert row["tokens"] == count_entries(get_estimator("precise"), entries)
+    assert row["counted"] == "entries"
     live = json_lines(aptmem("tokens", "--entries", "--live", "--json", str(log)).stdout)
-    assert live[0]["entries"] == 5
-    refused = aptmem("tokens", "--live", str(log))
-    assert refused.returncode == 2 and "--live needs --entries" in refused.stderr
+    assert live[0]["entries"] == 5 and live[0]["counted"] == "live"
+    # A session file is counted as the model is sent it unless told otherwise, and the line says so.
+    (default,) = json_lines(aptmem("tokens", "--tier", "precise", "--json", str(log)).stdout)
+    assert (default["tokens"], default["counted"]) == (row["tokens"], "entries")
+    plain = aptmem("tokens", "--tier", "precise", str(log))
+    assert plain.stdout.split() == [str(row["tokens"]), str(log), "(entries:", "5", "entries", "as", "sent)"]
+    (text,) = json_lines(aptmem("tokens", "--tier", "precise", "--text", "--json", str(log)).stdout)
+    assert text["counted"] == "text" and text["tokens"] == get_estimator("precise").count(log.read_text())
+    refused = aptmem("tokens", "--live", "--text", str(log))
+    assert refused.returncode == 2 and "--live" in refused.stderr and "--text" in refused.stderr
+    not_a_log = aptmem("tokens", "--live", str(tmp_path))
+    assert not_a_log.returncode == 2
+
+
+def test_a_transcript_is_refused_unless_counted_as_text(tmp_path: Path) -> None:
+    src = ROOT / "tests" / "fixtures" / "real" / "claude-code-short.jsonl"
+    hello = tmp_path / "hello.txt"
+    hello.write_text("hello world\n", encoding="utf-8")
+    run = aptmem("tokens", "--json", str(src), str(hello))
+    assert run.returncode == 2
+    assert "claude-code transcript" in run.stderr and "aptmem import" in run.stderr
+    assert [r["file"] for r in json_lines(run.stdout)] == [str(hello)]  # the other file is still counted
+    (text,) = json_lines(aptmem("tokens", "--text", "--json", str(src)).stdout)
+    assert text["counted"] == "text" and text["bytes"] == src.stat().st_size

@@ -68,7 +68,7 @@ def test_fact_retention_on_a_hand_made_session(tmp_path: Path) -> None:
     with JsonlStore(tmp_path) as store:
         session = _session(store, KeepOnly(f"The port is {PORT_C}."))
         tables = replay_with_facts(entries, facts, session)
-        context = "\n".join(m["content"] for m in session.context().messages)
+        context = session.context().text()
     assert tables.occupancy.schema == pl.Schema(OCCUPANCY_SCHEMA)
     assert tables.occupancy["compacted"].to_list() == [False, False, False, True]
     assert tables.occupancy["turn"].to_list() == [0, 0, 1, 1]
@@ -100,7 +100,7 @@ def test_end_state_matches_the_sessions_context_on_a_generated_session(tmp_path:
         observed = _session(store, window=3000)
         ticks: list[int] = []
         tables = replay_with_facts(session.entries, session.facts, observed, progress=ticks.append)
-        context = "\n".join(m["content"] for m in observed.context().messages)
+        context = observed.context().text()
     assert sum(ticks) == len(session.entries) == tables.occupancy.height
     assert tables.compaction.height >= 3 and tables.compaction.schema == pl.Schema(COMPACTION_SCHEMA)
     want = {f.id: f.answer in context for f in session.facts}

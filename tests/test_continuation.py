@@ -11,10 +11,10 @@ import pytest
 import aptmem.logreader
 from aptmem.continuation import HISTORY_CHUNK, continue_session, create_session
 from aptmem.entries import Assistant, Compaction, Entry, Metadata, ToolCall, ToolResult, User, decode_line, encode_line
-from aptmem.errors import CorruptLogError, InvalidSessionId, SessionExists, SessionNotFound
+from aptmem.errors import CorruptLogError, InvalidSessionId, RootMismatchError, SessionExists, SessionNotFound
 from aptmem.fsutil import atomic_write
 from aptmem.ids import is_session_id
-from aptmem.jsonl_store import JsonlStore
+from aptmem.jsonl_store import DEFAULT_SYNC, JsonlStore
 from aptmem.working_memory import WorkingMemory
 
 SEED = 7_2024
@@ -257,6 +257,34 @@ def test_continue_does_not_parse_old_history(tmp_path: Path, monkeypatch: pytest
         assert [type(e) for e in got] == [Compaction] and got[0].summary == "near the end"
     else:
         assert got == []
+
+
+# -- one folder per session ---------------------------------------------------------------------
+
+
+def test_a_log_and_its_sidecar_never_land_in_two_folders(store: JsonlStore, tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere"
+    with pytest.raises(RootMismatchError, match="elsewhere"):
+        create_session(store, other, title="t")
+    assert list(store.sessions()) == [] and not other.exists()
+    sid = create_session(store, title="t")  # the store's own folder, by default
+    assert WorkingMemory(tmp_path, sid).exists() and store.exists(sid)
+    assert create_session(store, tmp_path / ".", title="same folder")  # the same folder, spelled otherwise
+    with pytest.raises(RootMismatchError):
+        continue_session(store, other, sid)
+    assert is_session_id(continue_session(store, None, sid))
+
+
+def test_continuing_a_missing_session_names_the_folder_searched(store: JsonlStore, tmp_path: Path) -> None:
+    with pytest.raises(SessionNotFound, match=str(tmp_path)):
+        continue_session(store, tmp_path, OLD)
+
+
+def test_the_library_and_the_command_line_sync_alike_by_default(tmp_path: Path) -> None:
+    from aptmem.cli import build_parser
+
+    assert DEFAULT_SYNC == "batch" and JsonlStore(tmp_path).sync == DEFAULT_SYNC
+    assert build_parser().parse_args(["append", OLD]).sync == DEFAULT_SYNC
 
 
 # -- issue 11: a creation that failed half way, a damaged latest compaction --------------------------

@@ -25,13 +25,30 @@ from aptmem.errors import InvalidEntry
 
 
 def test_original_design_lines_decode_as_written() -> None:
-    user = decode_line('{"type":"user","content":"帮我看看这个 bug","ts":1717000000000}'.encode())
-    assert user == User(content="帮我看看这个 bug", ts=1717000000000)
-    call = decode_line(b'{"type":"tool_call","name":"read","args":{"path":"src/foo.ts"},"result":"...","ts":1717000002000}')
-    assert call == ToolCall(name="read", args={"path": "src/foo.ts"}, result="...", ts=1717000002000)
-    # And they encode back to exactly the same bytes.
-    assert encode_entry(user) == '{"type":"user","content":"帮我看看这个 bug","ts":1717000000000}'.encode()
-    assert encode_entry(call) == b'{"type":"tool_call","name":"read","args":{"path":"src/foo.ts"},"result":"...","ts":1717000002000}'
+    lines = [line.encode() for line in (
+        '{"type":"metadata","title":"bug hunt","created":1717000000000,"model":"claude-sonnet-4","ts":1717000000000}',
+        '{"type":"user","content":"帮我看看这个 bug","ts":1717000000000}',
+        '{"type":"assistant","content":"让我先读一下代码","ts":1717000001000}',
+        '{"type":"tool_call","name":"read","args":{"path":"src/foo.ts"},"result":"...","ts":1717000002000}',
+        '{"type":"tool_result","name":"read","content":"...","ts":1717000002001}',
+        '{"type":"compaction_marker","summary":"...","ts":1717000003000}',
+    )]
+    entries = [decode_line(line) for line in lines]
+    assert entries == [
+        Metadata(title="bug hunt", created=1717000000000, model="claude-sonnet-4", ts=1717000000000),
+        User(content="帮我看看这个 bug", ts=1717000000000),
+        Assistant(content="让我先读一下代码", ts=1717000001000),
+        ToolCall(name="read", args={"path": "src/foo.ts"}, result="...", ts=1717000002000),
+        ToolResult(name="read", content="...", ts=1717000002001),  # names its tool, not a call id
+        CompactionMarker(summary="...", ts=1717000003000),
+    ]
+    # And they encode back to the same entries (the fields in the library's order).
+    assert [decode_line(encode_entry(e)) for e in entries] == entries
+    assert encode_entry(entries[1]) == lines[1] and encode_entry(entries[3]) == lines[3]
+    with pytest.raises(InvalidEntry, match="names the call it answers"):
+        decode_line(b'{"type":"tool_result","content":"...","ts":1}')  # neither a call id nor a tool name
+    with pytest.raises(InvalidEntry, match="call_id"):
+        ToolResult(content="...", ts=1)
 
 
 def test_extra_fields_on_known_types_are_allowed() -> None:

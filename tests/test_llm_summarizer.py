@@ -22,6 +22,7 @@ import pytest
 
 from aptmem.compaction.llm import SYSTEM_PROMPT, LlmSummarizer
 from aptmem.compaction.policy import CompactionPolicy
+from aptmem.context.render import summary_section
 from aptmem.entries import Assistant, Compaction, Entry, ToolCall, ToolResult, User
 from aptmem.errors import SummarizerError
 from aptmem.jsonl_store import JsonlStore
@@ -323,4 +324,4 @@ def test_a_session_past_its_trigger_writes_the_servers_summary_into_its_compacti
     assert isinstance(on_disk[0], Compaction) and on_disk[0].summary == text
     assert on_disk[1:] == entries[appended - len(on_disk) + 1 : appended]
     assert Session(JsonlStore(tmp_path), SID, policy=policy, estimator=get_estimator("medium")).context().messages[0] == {
-        "role": "system", "content": "summary\n" + text}
+        "role": "system", "content": summary_section(text)}

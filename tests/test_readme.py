@@ -1,8 +1,13 @@
-"""The README's promises: two set-up commands first, and its library example runs as written."""
+"""The README's promises: two set-up commands first, its library example and command list do what they say."""
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,3 +31,57 @@ def test_the_library_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     scope: dict[str, object] = {}
     exec(compile(code.group(1), str(README), "exec"), scope)  # noqa: S102 - our own README
     assert scope["context"].tokens > 0 and scope["new_sid"] != scope["sid"]  # type: ignore[attr-defined]
+
+
+def _block_after(heading: str, fence: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    part = text[text.index(heading):]
+    block = re.search(rf"```{fence}\n(.*?)```", part, re.S)
+    assert block is not None, f"no ```{fence} block after {heading!r}"
+    return block.group(1)
+
+
+def test_the_library_example_prints_what_its_comments_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code = _block_after("## The library", "python")
+    expected = [line.split("#", 1)[1].strip() for line in code.splitlines() if line.startswith("print(")]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, str(README), "exec"), {})  # noqa: S102 - our own README
+    assert capsys.readouterr().out.splitlines() == expected
+
+
+def test_the_command_list_matches_the_commands() -> None:
+    from aptmem.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices  # noqa: SLF001
+    listed = {}
+    for line in _block_after("## The command line", "").splitlines():
+        if line.startswith("python -m aptmem "):
+            name = line.split()[3]
+            listed[name] = line.split("#")[0]
+    assert set(listed) == set(commands), "every command is listed once, and only commands that exist"
+    for name, line in listed.items():
+        options = {o for action in commands[name]._actions for o in action.option_strings}  # noqa: SLF001
+        shown = set(re.findall(r"(--[a-z][a-z-]*)", line))
+        assert shown <= options, f"{name}: the README shows {sorted(shown - options)}, which it does not take"
+        if "PATH|--root DIR SESSION_ID" in line:
+            assert "--root" in options
+
+
+def test_the_command_walkthrough_runs_as_shown(tmp_path: Path) -> None:
+    script = _block_after("A session, start to end", "bash")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("APTMEM_ROOT", None)
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", f"set -x\n{script}"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    (sid,) = [p.name[: -len(".jsonl")] for p in (tmp_path / "sessions").glob("*.jsonl")]
+    assert f"sessions/{sid}.jsonl: clean, 3 entries" in out
+    assert f"sessions/{sid}.jsonl  (entries: 3 entries as sent)" in out
+    context = json.loads(next(line for line in out.splitlines() if line.startswith('{"messages"')))
+    assert [m["role"] for m in context["messages"]] == ["user", "assistant", "tool"]
+    assert context["messages"][2]["tool_call_id"] == context["messages"][1]["tool_calls"][0]["id"]
+    listing = next(line for line in out.splitlines() if line.startswith(sid))
+    assert "bug hunt" in listing and listing.split()[3] == "3"

@@ -191,10 +191,13 @@ def test_damaged_constants_are_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_render_entry_for_every_kind() -> None:
+    # render_entry is the plain-text line (for summarizers and searching); message_count what an entry
+    # alone becomes: a call is its message and its answer (inline, or the placeholder of an unanswered
+    # call); a result alone answers no call and is sent as a user message saying whose result it is.
     cases = [
         (User(ts=1, content="hello world"), "user\nhello world", 1),
         (Assistant(ts=1, content="hi", model="m", usage={"input": 5}), "assistant\nhi", 1),
-        (ToolCall(ts=1, name="read", args={"path": "a.py"}), 'assistant tool_call read\n{"path":"a.py"}', 1),
+        (ToolCall(ts=1, name="read", args={"path": "a.py"}), 'assistant tool_call read\n{"path":"a.py"}', 2),
         (ToolCall(ts=1, name="read", args={"path": "a.py"}, result="x=1"),
          'assistant tool_call read\n{"path":"a.py"}\ntool read\nx=1', 2),
         (ToolResult(ts=1, call_id="c1", content="ok", name="read"), "tool read\nok", 1),
@@ -211,18 +214,25 @@ def test_render_entry_for_every_kind() -> None:
     unknown = decode_line(b'{"type":"future_thing","ts":1,"x":"y"}')
     assert isinstance(unknown, UnknownEntry)
     assert render_entry(unknown) == '{"type":"future_thing","ts":1,"x":"y"}'
-    assert role_of(unknown) == "user" and message_count(unknown) == 1
+    assert role_of(unknown) == "" and message_count(unknown) == 0  # not conversation: not sent
     with pytest.raises(TypeError):
         render_entry("not an entry")  # type: ignore[arg-type]
 
 
-def test_count_entry_adds_the_per_message_overhead(cl100k: Estimator) -> None:
-    assert MESSAGE_OVERHEAD == 3
-    # ChatML: <|im_start|> user \n hello world <|im_end|> \n = 7 tokens
+def test_counts_are_of_the_rendered_messages(cl100k: Estimator) -> None:
+    assert MESSAGE_OVERHEAD == 4
+    # ChatML: <|im_start|> user \n hello world <|im_end|> \n = 7 tokens: framing 4, role 1, text 2
     assert count_entry(cl100k, User(ts=1, content="hello world")) == 7
-    call = ToolCall(ts=1, name="read", args={"path": "a.py"}, result="x=1")
-    assert count_entry(cl100k, call) == cl100k.count(render_entry(call)) + 2 * MESSAGE_OVERHEAD
+    call = ToolCall(ts=1, name="read", args={"path": "a.py"}, result="x=1", id="c1")
+    n = cl100k.count
+    # the assistant message with the tool use (id, name, JSON arguments), then the tool message answering it
+    assert count_entry(cl100k, call) == (4 + n("assistant") + n("c1") + n("read") + n('{"path":"a.py"}')
+                                         + 4 + n("tool") + n("c1") + n("x=1"))
     assert count_entry(cl100k, Metadata(ts=1, kind="k")) == 0
+    # A result takes over its call's answer: the pair costs the call plus the result, once.
+    bare = ToolCall(ts=1, name="read", args={"path": "a.py"}, id="c1")
+    result = ToolResult(ts=2, call_id="c1", content="x=1")
+    assert count_entries(cl100k, [bare, result]) == count_entry(cl100k, bare) + count_entry(cl100k, result) == count_entry(cl100k, call)
 
 
 # -- the running tally ---------------------------------------------------------------------------
@@ -264,15 +274,18 @@ def test_tally_reset_reuses_counts_of_kept_entries() -> None:
     entries = generate(max_entries=300, seed=SEED).entries
     est = CountingEstimator()
     tally = ContextTally(est, entries)
-    calls_before = sum(est.calls.values())
+    assert set(est.calls.values()) == {1}, "each distinct text is counted once"
+    before = dict(est.calls)
     summary = Compaction(ts=2, summary="the user asked for X; we fixed Y in src/a.py")
     kept = entries[200:]
     total = tally.reset([summary, *kept])
-    assert sum(est.calls.values()) == calls_before + 1  # only the summary was counted
+    # Only the texts the new context has and the old one had not: the summary and the system role.
+    new = {text for text, n in est.calls.items() if n != before.get(text, 0)}
+    assert new == {"Summary of the conversation so far:\nthe user asked for X; we fixed Y in src/a.py", "system"}
     assert total == tally.recount() == count_entries(est, [summary, *kept])
     calls_before = sum(est.calls.values())
     tally.reset(kept, reuse=False)
-    assert sum(est.calls.values()) == calls_before + len(kept)  # every entry counted afresh
+    assert sum(est.calls.values()) > calls_before + len(kept)  # every text counted afresh
     assert tally.total == count_entries(est, kept)
 
 

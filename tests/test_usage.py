@@ -14,6 +14,7 @@ import pytest
 from aptmem.entries import Assistant, Compaction, User
 from aptmem.importers import iter_entries
 from aptmem.importers.usage import Request, calibrate, estimator_for, input_tokens, session_requests, tier_stats
+from aptmem.tokens import MESSAGE_OVERHEAD
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "real"
@@ -44,8 +45,9 @@ def test_reported_input_side_of_each_format() -> None:
     request = first[0]
     # The context of the first request is the session metadata (0 tokens) and the user's message.
     assert (request.reported, request.seq, request.context_entries, request.output) == (25353, 2, 2, 13)
-    rendered = "user\n" + "mix phx.server doesnt seem to start"  # as count_entry renders it, + 3 per message
-    assert request.estimates["rough:bytes"] == -(-len(rendered) // 4) + 3 == 13
+    # As the user message is rendered: the message's framing, its role, its text (rough: bytes / 4, rounded up).
+    text = "mix phx.server doesnt seem to start"
+    assert request.estimates["rough:bytes"] == MESSAGE_OVERHEAD + -(-len("user") // 4) + -(-len(text) // 4) == 14
 
 
 def test_estimates_grow_with_the_context_and_a_compaction_resets_them() -> None:

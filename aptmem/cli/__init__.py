@@ -5,7 +5,11 @@ dispatches, and is the one place where library errors become messages and exit c
 
 * 0: success (for ``fsck``: the file is clean);
 * 1: damage found (``fsck``), or a log the recovery mode refuses;
-* 2: bad usage or input that is not a session (missing file, folder, symlink, bad id).
+* 2: bad usage or input that is not a session (missing file, folder, symlink, bad id, an agent's
+  transcript, a sidecar, pretty-printed JSON).
+
+Every single-session command names its session the same way: a PATH, or ``--root DIR
+SESSION_ID`` (:mod:`aptmem.cli.target`).
 
 Errors are one line on stderr naming the file and the reason; no traceback for user errors.
 """
@@ -13,12 +17,13 @@ Errors are one line on stderr naming the file and the reason; no traceback for u
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 
 from aptmem.errors import AptmemError, CorruptLogError
 
-__all__ = ["main", "build_parser", "one_line", "EXIT_OK", "EXIT_DAMAGE", "EXIT_USAGE"]
+__all__ = ["main", "build_parser", "one_line", "as_flags", "EXIT_OK", "EXIT_DAMAGE", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_DAMAGE = 1
@@ -27,13 +32,19 @@ EXIT_USAGE = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every command registered."""
-    from aptmem.cli import append, compaction, fsck, imports, sessions, tokens, usage_check
+    from aptmem.cli import append, compaction, context, fsck, imports, listing, sessions, tokens, usage_check
 
     parser = argparse.ArgumentParser(prog="aptmem", description="Agent memory sessions: check, read, create, continue.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (append, fsck, sessions, tokens, compaction, imports, usage_check):
+    for module in (append, fsck, sessions, listing, context, tokens, compaction, imports, usage_check):
         module.register(commands)
     return parser
+
+
+def as_flags(message: str, names: Sequence[str]) -> str:
+    """A library message about parameters ``names`` (``keep_turns``) as one about flags (``--keep-turns``)."""
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])")
+    return pattern.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 
 def one_line(text: str) -> str:

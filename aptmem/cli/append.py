@@ -1,8 +1,11 @@
-"""``aptmem append --root DIR SESSION_ID``: append the JSON entries read on stdin to a session.
+"""``aptmem append PATH`` (or ``--root DIR SESSION_ID``): append the JSON entries read on stdin to a session.
 
 Each stdin line is one entry (``{"type":"user","content":"hi","ts":1717000000000}``); blank lines
 are skipped, a UTF-8 BOM and CRLF line ends are tolerated. The session's log is created if absent
-(no sidecar: a log alone is a session). Every line is checked before it is stored:
+(no sidecar: a log alone is a session); an existing file that is not a session log (an agent's
+transcript, a sidecar, pretty-printed JSON) is refused before anything is appended. The original
+design's lines are entries as written (a ``tool_result`` naming its tool, ``metadata`` with its
+title, creation time and model). Every line is checked before it is stored:
 
 * it must decode as an aptmem entry of a known type (the library's reason is quoted: not JSON,
   missing ``ts``, a number out of range, JSON nested too deeply, ...);
@@ -42,10 +45,10 @@ from typing import Any
 
 import msgspec
 
+from aptmem.cli.target import add_target, resolve
 from aptmem.entries import KNOWN_TYPES, Entry, UnknownEntry, decode_line, entry_type
 from aptmem.errors import AptmemError, CorruptLogError, InvalidEntry, LockTimeout
-from aptmem.ids import validate_session_id
-from aptmem.jsonl_store import SYNC_POLICIES, JsonlStore
+from aptmem.jsonl_store import DEFAULT_SYNC, SYNC_POLICIES, JsonlStore
 from aptmem.jsonvalue import MAX_INT_DIGITS
 from aptmem.logreader import DEFAULT_LINE_CAP, over_cap_reason
 from aptmem.store import RECOVERY_MODES
@@ -76,16 +79,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``append`` command."""
     p = commands.add_parser("append", help="append JSON entries read on stdin (one per line) to a session",
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("session_id", metavar="SESSION_ID", help="the session (a lowercase UUID v4); created if absent")
-    p.add_argument("--root", default=os.environ.get("APTMEM_ROOT", "sessions"), metavar="DIR",
-                   help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
+    add_target(p, what="the session (its log <uuid>.jsonl is created if absent)")
     p.add_argument("--no-lock", action="store_true",
                    help="do not take the writer lock (unsafe with other writers; for measurements)")
     p.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="wait at most this long for another writer's lock (default 10; negative: forever)")
-    p.add_argument("--sync", choices=SYNC_POLICIES, default="batch",
-                   help="batch (default): fdatasync every 64 lines and before the lock is released, so a "
-                        "line is durable by the time the command exits; always: after every line; none: never")
+    p.add_argument("--sync", choices=SYNC_POLICIES, default=DEFAULT_SYNC,
+                   help=f"{DEFAULT_SYNC} (default, as the library's): fdatasync every 64 lines and before the lock is "
+                        "released, so a line is durable by the time the command exits; always: after every line; none: never")
     p.add_argument("--all-or-nothing", action="store_true",
                    help="check all of stdin before appending any of it (held in memory), then append it in one write")
     p.add_argument("--keep-unknown", action="store_true", help="store lines of an unknown type verbatim instead of refusing them")
@@ -141,8 +142,9 @@ def parse_line(raw: bytes, number: int, *, keep_unknown: bool = False) -> Entry 
 class _Appender:
     """Appends checked entries to one session, taking the writer lock once per burst."""
 
-    def __init__(self, args: argparse.Namespace, session_id: str) -> None:
+    def __init__(self, args: argparse.Namespace, root: str, session_id: str) -> None:
         self.args = args
+        self.root = root
         self.session_id = session_id
         self.store: JsonlStore | None = None
         self.appended = 0
@@ -155,7 +157,7 @@ class _Appender:
     def _open(self) -> JsonlStore:
         if self.store is None:
             a = self.args
-            store = JsonlStore(a.root, sync=a.sync, recovery=a.mode, line_cap=a.line_cap,
+            store = JsonlStore(self.root, sync=a.sync, recovery=a.mode, line_cap=a.line_cap,
                                lock=not a.no_lock, lock_timeout=a.lock_timeout)
             if self.bursts == 0:
                 self.created = not store.exists(self.session_id)
@@ -236,8 +238,11 @@ def _lines(fd: int, cap: int, appender: _Appender | None) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Append stdin's entries; print a summary with ``--json``; return the exit code."""
-    session_id = validate_session_id(args.session_id)  # before anything is read or created
-    appender = _Appender(args, session_id)
+    # The id is validated and an existing file checked before anything is read or created.
+    target = resolve(args.target, args.root, need_id=True, must_exist=False, cap=args.line_cap)
+    assert target.root is not None and target.session_id is not None  # need_id
+    session_id = target.session_id
+    appender = _Appender(args, str(target.root), session_id)
     fd = sys.stdin.fileno()
     error: BaseException | None = None
     try:
@@ -258,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
         except (AptmemError, OSError) as exc:  # the final sync failed: the lines may not be durable
             error = error or exc
     if args.json:
-        out = {"session_id": session_id, "path": os.path.join(args.root, session_id + ".jsonl"),
+        out = {"session_id": session_id, "path": str(target.path),
                "appended": appender.appended, "created": appender.created, "bursts": appender.bursts,
                "sync": args.sync, "lock": not args.no_lock, "error": None if error is None else _message(error)}
         print(msgspec.json.encode(out).decode())

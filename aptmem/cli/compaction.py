@@ -1,7 +1,7 @@
 """``aptmem replay`` and ``aptmem compact``: compaction from the command line.
 
 ``replay SRC --window N`` appends every good entry of a session file through a fresh session
-(in a scratch folder, or ``--root``) under the policy, and reports what compaction did; with
+(in a scratch folder, or ``--into DIR``) under the policy, and reports what compaction did; with
 ``--json`` the last line is one object (``entries``, ``turns``, ``compactions``,
 ``max_occupancy``, ``post_compaction_occupancy``, ``split_tool_pairs``, ``oversized_entries``, ...).
 
@@ -13,6 +13,9 @@ what left the file: how many entries and bytes the summary now stands for, and w
 quarantine. With ``--json``: ``changed``, ``reason``, ``written`` (what the store did) and
 ``summarized_digests`` (SHA-256, first 16 hex digits, of each summarized entry's canonical line,
 so a caller can audit what the summary stands for).
+
+Both name the session as every single-session command does: a PATH or ``--root DIR SESSION_ID``;
+an agent's transcript or another file that is no session log is refused (exit 2).
 """
 
 from __future__ import annotations
@@ -20,13 +23,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import tempfile
-from pathlib import Path
 
 import msgspec
 
+from aptmem.cli.target import add_target, resolve
 from aptmem.entries import encode_entry
-from aptmem.errors import NotASessionError
-from aptmem.ids import is_session_id, new_session_id
+from aptmem.ids import new_session_id
 from aptmem.logreader import DEFAULT_LINE_CAP
 from aptmem.recovery import LogScan
 from aptmem.store import CompactionWritten
@@ -39,14 +41,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``replay`` and ``compact`` commands."""
     p = commands.add_parser("replay", help="replay a session through a fresh one under a compaction policy",
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("src", metavar="SRC", help="a session log (.jsonl); damaged lines are skipped and reported")
+    add_target(p, dest="src", what="the session to replay (damaged lines are skipped and reported)")
     _policy_options(p)
-    p.add_argument("--root", default=None, metavar="DIR", help="keep the replayed session in DIR (default: a scratch folder)")
+    p.add_argument("--into", default=None, metavar="DIR", help="keep the replayed session in DIR (default: a scratch folder)")
+    p.add_argument("--memory", default=None, metavar="NAME",
+                   help="run it through this memory strategy (aptmem.memory.registry: none, full_history, extractive, "
+                        "salient, kv_dict, hier_summary, obs_mask, llm); the session gets a sidecar")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     p.set_defaults(handler=run_replay)
 
     p = commands.add_parser("compact", help="compact a session in place if it reached the trigger (or --force)")
-    p.add_argument("path", metavar="PATH", help="a session log named <id>.jsonl in its sessions folder")
+    add_target(p, dest="path", what="the session to compact (a log named <id>.jsonl in its sessions folder)")
     _policy_options(p)
     p.add_argument("--force", action="store_true", help="compact even below the trigger")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -72,11 +77,15 @@ def _policy_options(p: argparse.ArgumentParser) -> None:
 
 def _session_options(args: argparse.Namespace) -> dict[str, object]:
     """Build the Session keyword arguments (policy, estimators, summarizer) from the options."""
+    from aptmem.cli import as_flags
     from aptmem.compaction.policy import CompactionPolicy
     from aptmem.tokens import get_estimator
 
-    policy = CompactionPolicy(window=args.window, trigger=args.trigger, target=args.target, keep_turns=args.keep_turns,
-                              keep_tokens=args.keep_tokens, persist=args.persist)
+    try:
+        policy = CompactionPolicy(window=args.window, trigger=args.trigger, target=args.target,
+                                  keep_turns=args.keep_turns, keep_tokens=args.keep_tokens, persist=args.persist)
+    except ValueError as exc:  # the policy names its parameters; the user typed flags
+        raise ValueError(as_flags(str(exc), ("window", "trigger", "target", "keep_turns", "keep_tokens", "persist"))) from None
     estimator = get_estimator(args.tier, args.tokenizer if args.tier == "precise" else None)
     confirm = None if args.no_confirm or args.tier == "precise" else get_estimator("precise", args.tokenizer)
     options: dict[str, object] = {"policy": policy, "estimator": estimator, "confirm": confirm,
@@ -94,25 +103,40 @@ def run_replay(args: argparse.Namespace) -> int:
     from aptmem.replay import replay
     from aptmem.session import Session
 
+    src = resolve(args.src, args.root, cap=args.line_cap).path
     options = _session_options(args)
-    scan = LogScan(args.src, "skip", args.line_cap, raise_errors=False)
+    scan = LogScan(src, "skip", args.line_cap, raise_errors=False)
     with tempfile.TemporaryDirectory(prefix="aptmem-replay-") as scratch:
-        root = args.root or scratch
+        root = args.into or scratch
         with JsonlStore(root) as store:
-            session = Session(store, new_session_id(), **options)  # type: ignore[arg-type]
-            report, _ = replay(scan, session)
+            if args.memory is not None:
+                session, report = _replay_with_memory(args, scan, store, root, options)
+            else:
+                session = Session(store, new_session_id(), **options)  # type: ignore[arg-type]
+                report, _ = replay(scan, session)
     damage = scan.report
     out = msgspec.to_builtins(report)
-    out.update(source=str(args.src), window=args.window, trigger=args.trigger, target=args.target,
+    out.update(source=str(src), window=args.window, trigger=args.trigger, target=args.target,
                keep_turns=args.keep_turns, persist=args.persist, tier=args.tier,
                confirm=None if options["confirm"] is None else options["confirm"].tokenizer,  # type: ignore[attr-defined]
                damaged_lines=damage.damaged_lines, damaged_count=damage.damaged_count, torn_tail_bytes=damage.torn_tail_bytes,
-               session_id=session.session_id if args.root else None)
+               session_id=session.session_id if args.into else None, memory=args.memory)
     if args.json:
         print(msgspec.json.encode(out).decode())
     else:
         _print_replay(out)
     return 0
+
+
+def _replay_with_memory(args: argparse.Namespace, scan: LogScan, store: object, root: str,
+                        options: dict[str, object]) -> tuple[object, object]:
+    """Run SRC through a new session of ``root`` under the memory strategy ``--memory`` names."""
+    from aptmem.memory.handoff import run_with_memory
+    from aptmem.memory.registry import memory_strategy
+
+    llm = {"model": args.llm_model, "base_url": args.llm_base_url} if args.memory == "llm" else {}
+    options.pop("summarizer", None)  # the strategy brings its own
+    return run_with_memory(scan, store, root, strategy=memory_strategy(args.memory, **llm), **options)  # type: ignore[arg-type]
 
 
 def _print_replay(out: dict) -> None:
@@ -134,12 +158,9 @@ def run_compact(args: argparse.Namespace) -> int:
     from aptmem.jsonl_store import JsonlStore
     from aptmem.session import Session
 
-    path = Path(args.path)
-    session_id = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else ""
-    if not is_session_id(session_id):
-        raise NotASessionError(str(path), "compact works on a session log named <uuid>.jsonl in its sessions folder")
-    if not path.is_file():
-        raise NotASessionError(str(path), "no such session log")
+    target = resolve(args.path, args.root, need_id=True, cap=args.line_cap)
+    path, session_id = target.path, target.session_id
+    assert session_id is not None  # need_id
     options = _session_options(args)
     with JsonlStore(path.parent) as store:
         session = Session(store, session_id, **options)  # type: ignore[arg-type]

@@ -1,4 +1,8 @@
-"""``aptmem fsck PATH``: check a session log for damage and, with ``--repair``, fix it.
+"""``aptmem fsck PATH`` (or ``--root DIR SESSION_ID``): check a session log for damage; ``--repair`` fixes it.
+
+A file that is not a session log at all (an agent's transcript, a ``.meta.json`` sidecar,
+pretty-printed JSON: :mod:`aptmem.sessionfile`) is refused with exit 2 before anything is read
+on, so ``--repair`` never "repairs" it into an empty log.
 
 With ``--json`` the last line printed is one JSON object: the recovery report (``entries``,
 ``damaged_count``, ``damaged_lines`` (the first 1,000 of them), ``torn_tail_bytes``, ``loadable``,
@@ -19,6 +23,7 @@ from pathlib import Path
 
 import msgspec
 
+from aptmem.cli.target import add_target, resolve
 from aptmem.ids import is_session_id
 from aptmem.locking import SessionLock
 from aptmem.logreader import DEFAULT_LINE_CAP
@@ -32,7 +37,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``fsck`` command."""
     p = commands.add_parser("fsck", help="check a session log for damage; --repair fixes it", description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("path", metavar="PATH", help="a session log (.jsonl)")
+    add_target(p)
     p.add_argument("--mode", choices=RECOVERY_MODES, default="skip", help="recovery mode (default: skip)")
     p.add_argument("--repair", action="store_true", help="repair as the mode allows (removed bytes go to PATH.quarantine)")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -42,12 +47,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check (and maybe repair) one log; print the findings; return the exit code."""
-    path = Path(args.path)
+    # Refused before any repair (exit 2): "repairing" a file that is not a session would empty it.
+    path = resolve(args.target, args.root, cap=args.line_cap).path
     report = LogScan(path, args.mode, args.line_cap, raise_errors=False).run()
-    if report.good_lines == 0 and not report.clean and not _looks_like_jsonl(path):
-        # Refuse before any repair: "repairing" a file that is not a session would empty it.
-        print(f"aptmem: {path}: not a session log (no line is a session entry and it does not start with a JSON object)", file=sys.stderr)
-        return 2
     if args.repair:
         with _writer_lock(path):
             report = repair_log(path, args.mode, args.line_cap)
@@ -103,13 +105,6 @@ def _plural(n: int, noun: str) -> str:
 def _short_list(numbers: list[int], total: int, limit: int = 10) -> str:
     shown = ", ".join(map(str, numbers[:limit]))
     return shown + (f", ... ({total - limit} more)" if total > limit else "")
-
-
-def _looks_like_jsonl(path: Path) -> bool:
-    """Whether the file starts like a JSONL log: a JSON object, or nothing but the NULs of a torn write."""
-    with open(path, "rb") as f:
-        head = f.read(4096).lstrip(b"\xef\xbb\xbf").lstrip()
-    return head[:1] == b"{" or not head.strip(b"\x00 \t\r\n")
 
 
 class _writer_lock:

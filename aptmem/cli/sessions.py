@@ -1,19 +1,19 @@
 """Session commands: ``cat``, ``stats``, ``new`` and ``continue``.
 
-``cat`` and ``stats`` take the path of a log; ``new`` and ``continue`` work in a folder of
-sessions given by ``--root`` (default: ``$APTMEM_ROOT`` or ``./sessions``).
+``cat``, ``stats`` and ``continue`` name a session as every single-session command does: its
+log's PATH, or ``--root DIR SESSION_ID`` (:mod:`aptmem.cli.target`). ``new`` creates one in the
+folder given by ``--root`` (default: ``$APTMEM_ROOT`` or ``./sessions``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
-from pathlib import Path
 
 import msgspec
 
+from aptmem.cli.target import add_target, default_root, resolve
 from aptmem.entries import Compaction, encode_entry, entry_type
 from aptmem.logreader import DEFAULT_LINE_CAP
 from aptmem.recovery import LogScan
@@ -26,14 +26,14 @@ __all__ = ["register"]
 def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``cat``, ``stats``, ``new`` and ``continue`` commands."""
     p = commands.add_parser("cat", help="print every good entry as one canonical JSON line")
-    p.add_argument("path", metavar="PATH", help="a session log (.jsonl)")
+    add_target(p)
     p.add_argument("--mode", choices=RECOVERY_MODES, default="skip", help="recovery mode for damage (default: skip)")
     p.add_argument("--live", action="store_true", help="only the live context (from the latest compaction on)")
     p.add_argument("--line-cap", type=int, default=DEFAULT_LINE_CAP, help="longest line accepted, in bytes")
     p.set_defaults(handler=run_cat)
 
     p = commands.add_parser("stats", help="count entries, compactions, bytes, damage of a session log")
-    p.add_argument("path", metavar="PATH", help="a session log (.jsonl)")
+    add_target(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--line-cap", type=int, default=DEFAULT_LINE_CAP, help="longest line accepted, in bytes")
     p.set_defaults(handler=run_stats)
@@ -46,42 +46,43 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_new)
 
     p = commands.add_parser("continue", help="start a new session that inherits an old one's working memory")
-    p.add_argument("old_id", metavar="OLD_ID", help="the session to continue")
-    _root_option(p)
-    p.add_argument("--with-summary", action="store_true", help="also carry over the old session's latest summary")
-    p.add_argument("--with-history", action="store_true", help="also copy the old session's whole history")
+    add_target(p, what="the session to continue (the new one is created in its folder)")
+    carry = p.add_mutually_exclusive_group()
+    carry.add_argument("--with-summary", action="store_true", help="also carry over the old session's latest summary")
+    carry.add_argument("--with-history", action="store_true",
+                       help="also copy the old session's whole history (it holds the summary already)")
     p.add_argument("--title", default=None, help="a title (default: the old session's)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_continue)
 
 
 def _root_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", default=os.environ.get("APTMEM_ROOT", "sessions"), metavar="DIR",
-                   help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
+    p.add_argument("--root", default=None, metavar="DIR", help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
 
 
 def run_cat(args: argparse.Namespace) -> int:
     """Write the good entries (or the live context) to stdout, one canonical line each."""
+    path = resolve(args.target, args.root, cap=args.line_cap).path
     out = sys.stdout.buffer
     if args.live:
-        for entry in read_live_tail(args.path, args.mode, args.line_cap):
+        for entry in read_live_tail(path, args.mode, args.line_cap):
             out.write(encode_entry(entry) + b"\n")
         out.flush()
         return 0
-    scan = LogScan(args.path, args.mode, args.line_cap)
+    scan = LogScan(path, args.mode, args.line_cap)
     for entry in scan:
         out.write(encode_entry(entry) + b"\n")
     out.flush()
     report = scan.report
     if not report.clean:
-        print(f"aptmem: {args.path}: skipped damage: {report.damaged_count} damaged line(s), a torn tail of "
+        print(f"aptmem: {path}: skipped damage: {report.damaged_count} damaged line(s), a torn tail of "
               f"{report.torn_tail_bytes} bytes (run 'aptmem fsck' for details)", file=sys.stderr)
     return 0
 
 
 def run_stats(args: argparse.Namespace) -> int:
     """Print size figures of one log: entries by type, compactions, live context, damage."""
-    path = Path(args.path)
+    path = resolve(args.target, args.root, cap=args.line_cap).path
     scan = LogScan(path, "skip", args.line_cap, raise_errors=False)
     by_type: Counter[str] = Counter()
     first_ts = last_ts = None
@@ -123,8 +124,8 @@ def run_new(args: argparse.Namespace) -> int:
     from aptmem.continuation import create_session
     from aptmem.jsonl_store import JsonlStore
 
-    with JsonlStore(args.root) as store:
-        session_id = create_session(store, args.root, title=args.title, model=args.model)
+    with JsonlStore(args.root or default_root()) as store:
+        session_id = create_session(store, title=args.title, model=args.model)
     _print_id(args, session_id, path=str(store.path(session_id)))
     return 0
 
@@ -134,10 +135,12 @@ def run_continue(args: argparse.Namespace) -> int:
     from aptmem.continuation import continue_session
     from aptmem.jsonl_store import JsonlStore
 
-    with JsonlStore(args.root) as store:
-        session_id = continue_session(store, args.root, args.old_id, with_summary=args.with_summary,
+    old = resolve(args.target, args.root, need_id=True)
+    assert old.root is not None and old.session_id is not None  # need_id
+    with JsonlStore(old.root) as store:
+        session_id = continue_session(store, old.root, old.session_id, with_summary=args.with_summary,
                                       with_history=args.with_history, title=args.title)
-    _print_id(args, session_id, path=str(store.path(session_id)), parent=args.old_id)
+    _print_id(args, session_id, path=str(store.path(session_id)), parent=old.session_id)
     return 0
 
 

@@ -1,8 +1,9 @@
 """The ``usage-check`` command: each tier's estimate of the context against the provider's usage.
 
-    aptmem usage-check tests/fixtures/real --from claude-code [--json] [--tiers rough:bytes,medium,...]
+    aptmem usage-check tests/fixtures/real --from auto [--json] [--tiers rough:bytes,medium,...]
 
-SRC is a transcript or a folder of them (files of another format are left out, and listed).
+SRC is a transcript or a folder of them (files of another format are left out, and listed);
+``--from auto`` takes every transcript of a format it recognizes, each read as its own format.
 For every reply whose usage reports input tokens, the context before it is estimated by each
 tier and compared with the reported count (see :mod:`aptmem.importers.usage` for what is
 compared and why the fixed part of a request is handled apart). With ``--json`` the last line
@@ -28,7 +29,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("usage-check", help="score token estimates against the usage the provider reported")
     p.add_argument("src", metavar="SRC", help="a transcript (.jsonl) or a folder of them")
-    p.add_argument("--from", dest="fmt", choices=list(FORMATS), required=True, help="the transcripts' format")
+    p.add_argument("--from", dest="fmt", choices=[*FORMATS, "auto"], required=True,
+                   help="the transcripts' format (auto: each file's own, detected from its first line)")
     p.add_argument("--tiers", default=",".join(DEFAULT_TIERS),
                    help="comma-separated tiers: rough:bytes, rough:chars, medium, precise:<tokenizer> "
                         f"(e.g. precise:tekken); default {','.join(DEFAULT_TIERS)}")
@@ -36,13 +38,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_usage_check)
 
 
-def _sources(src: Path, fmt: str) -> tuple[list[Path], list[str]]:
-    """The transcripts of ``fmt`` in ``src`` (a file or a folder), and the files left out with why."""
+def _sources(src: Path, fmt: str) -> tuple[list[tuple[Path, str]], list[str]]:
+    """The transcripts of ``fmt`` (any format for ``auto``) in ``src`` (a file or a folder), each with
+    its format, and the files left out with why."""
     from aptmem.errors import NotATranscriptError
     from aptmem.importers.scan import detect_format
 
     if not src.is_dir():
-        return [src], []
+        return [(src, detect_format(src) if fmt == "auto" else fmt)], []
     found, left = [], []
     for path in sorted(src.glob("*.jsonl")):
         try:
@@ -50,12 +53,13 @@ def _sources(src: Path, fmt: str) -> tuple[list[Path], list[str]]:
         except NotATranscriptError as exc:
             left.append(f"{path.name}: {exc.reason}")
             continue
-        if other == fmt:
-            found.append(path)
+        if fmt in ("auto", other):
+            found.append((path, other))
         else:
             left.append(f"{path.name}: a {other} transcript")
     if not found:
-        raise NotATranscriptError(str(src), fmt, "the folder holds no transcript of this format")
+        raise NotATranscriptError(str(src), fmt, "the folder holds no transcript of " +
+                                  ("a format aptmem reads" if fmt == "auto" else "this format"))
     return found, left
 
 
@@ -68,13 +72,13 @@ def run_usage_check(args: argparse.Namespace) -> int:
     estimators = {spec: estimator_for(spec) for spec in tiers}  # an unavailable tokenizer stops here
     paths, left_out = _sources(Path(args.src), args.fmt)
     requests, sessions, damaged = [], [], False
-    for path in paths:
-        scan = iter_entries(args.fmt, path)
-        found, without = session_requests(scan, estimators, session=path.stem, fmt=args.fmt)
+    for path, fmt in paths:
+        scan = iter_entries(fmt, path)
+        found, without = session_requests(scan, estimators, session=path.stem, fmt=fmt)
         report = scan.report
         damaged |= report.damaged
         requests += found
-        sessions.append({"file": str(path), "session": path.stem, "requests": len(found),
+        sessions.append({"file": str(path), "session": path.stem, "format": fmt, "requests": len(found),
                          "requests_without_usage": without, "replies": report.replies, "damaged": report.damaged})
     stats = {t: msgspec.to_builtins(tier_stats(requests, t)) for t in tiers}
     calibration = {t: msgspec.to_builtins(calibrate(requests, t)) for t in tiers}

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from aptmem.entries import Assistant, Compaction, Entry, ToolCall, ToolResult, User
 
-__all__ = ["ExtractiveSummarizer", "SECTIONS"]
+__all__ = ["ExtractiveSummarizer", "HEADER", "PATH", "SECTIONS", "classify_sentence", "clip", "memoized", "parse_summary",
+           "render_summary"]
 
 #: Section titles, in the order they are printed, with their priority (lower is kept first).
 #: Facts rank above requests: a request is usually restated or done, while a key, a path or a
@@ -28,7 +29,7 @@ SECTIONS: dict[str, int] = {
     "Errors": 4,
     "Files": 5,
 }
-_HEADER = "Summary of the conversation so far"
+HEADER = "Summary of the conversation so far"
 
 # A sentence ends at . ! ? followed by white space or the end (so "src/x.py:490" and "v8.15"
 # stay whole), at CJK full stops, or at a line end.
@@ -37,7 +38,7 @@ _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=\S))+(?:[.!?]+(?=\s|$)|[�
 _NOT_A_FACT = re.compile(r"^\S*:\d+:|^\d{4}-\d{2}-\d{2}T|^\[?\d{2}:\d{2}:\d{2}")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-_PATH = re.compile(r"(?<![\w@:/])(?:/[\w.@+-]+){2,}|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b")
+PATH = re.compile(r"(?<![\w@:/])(?:/[\w.@+-]+){2,}|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b")
 _DISTINCT = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b[a-z]{1,6}_[0-9a-f]{8,}\b|\b\d{3,}\b|(?:/[\w.@+-]+){2,}|\b[0-9a-f]{12,}\b"
 )
@@ -59,7 +60,7 @@ class _Item:
     order: int  # position in the history: previous-summary items first (negative), then entries
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
     text = _SPACE.sub(" ", text).strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -95,17 +96,7 @@ class ExtractiveSummarizer:
 
     def _memo(self, count: Callable[[str], int]) -> Callable[[str], int]:
         """``count`` remembering item costs: the previous summary's items come back every time."""
-        if len(self._counted) > 50_000:
-            self._counted.clear()
-        cache, key = self._counted, id(count)
-
-        def counted(text: str) -> int:
-            n = cache.get((key, text))
-            if n is None:
-                n = cache[(key, text)] = count(text)
-            return n
-
-        return counted
+        return memoized(count, self._counted)
 
     # -- extraction ------------------------------------------------------------------------------
 
@@ -113,15 +104,8 @@ class ExtractiveSummarizer:
         """Turn the bullet lines of an earlier summary back into candidates."""
         if not previous:
             return
-        section = "Facts"
-        order = -1_000_000
-        for line in previous.splitlines():
-            stripped = line.strip()
-            if stripped.endswith(":") and stripped[:-1] in SECTIONS:
-                section = stripped[:-1]
-            elif stripped.startswith("- "):
-                order += 1
-                yield _Item(section, stripped[2:], order)
+        for offset, (section, text) in enumerate(parse_summary(previous)):
+            yield _Item(section, text, -1_000_000 + 1 + offset)
 
     def _from_entries(self, entries: Sequence[Entry]) -> Iterator[_Item]:
         files: dict[str, int] = {}
@@ -131,30 +115,61 @@ class ExtractiveSummarizer:
                 continue
             if len(text) > 2 * self.scan_chars:
                 text = text[: self.scan_chars] + "\n" + text[-self.scan_chars :]
-            for path in _PATH.findall(text):
+            for path in PATH.findall(text):
                 files[path] = order
             if isinstance(entry, User):
-                yield _Item("User requests", _clip(text, self.max_item_chars), order)
+                yield _Item("User requests", clip(text, self.max_item_chars), order)
             found = 0
             for sentence in _sentences(text):
                 if found == self.max_items_per_entry:
                     break
                 if len(sentence) < 8:
                     continue
-                section = _classify(sentence, entry)
+                section = classify_sentence(sentence, entry)
                 if section is not None:
                     found += 1
-                    yield _Item(section, _clip(sentence, self.max_item_chars), order)
+                    yield _Item(section, clip(sentence, self.max_item_chars), order)
         newest = sorted(files.items(), key=lambda kv: kv[1])[-self.max_files :]
         for path, order in newest:
             yield _Item("Files", path, order)
 
 
-def _classify(sentence: str, entry: Entry) -> str | None:
-    """The section a sentence belongs in, or None if it is not worth keeping."""
+def memoized(count: Callable[[str], int], cache: dict[tuple[int, str], int]) -> Callable[[str], int]:
+    """``count`` remembering what it counted in ``cache`` (cleared past 50,000 texts)."""
+    if len(cache) > 50_000:
+        cache.clear()
+    key = id(count)
+
+    def counted(text: str) -> int:
+        n = cache.get((key, text))
+        if n is None:
+            n = cache[(key, text)] = count(text)
+        return n
+
+    return counted
+
+
+def parse_summary(summary: str) -> list[tuple[str, str]]:
+    """The (section, text) of every bullet line of a summary this module (or one like it) wrote.
+
+    Bullets before any known section title count as Facts.
+    """
+    section = "Facts"
+    items: list[tuple[str, str]] = []
+    for line in summary.splitlines():
+        stripped = line.strip()
+        if stripped.endswith(":") and stripped[:-1] in SECTIONS:
+            section = stripped[:-1]
+        elif stripped.startswith("- "):
+            items.append((section, stripped[2:]))
+    return items
+
+
+def classify_sentence(sentence: str, entry: Entry, *, facts: bool = True) -> str | None:
+    """The section a sentence belongs in, or None if it is not worth keeping (``facts=False``: never Facts)."""
     if _TODO.search(sentence):
         return "Open to-dos"
-    if _DISTINCT.search(sentence) and _STATES.search(sentence) and _reads_as_prose(sentence):
+    if facts and _DISTINCT.search(sentence) and _STATES.search(sentence) and _reads_as_prose(sentence):
         return "Facts"
     if isinstance(entry, Assistant) and _DECISION.search(sentence):
         return "Decisions"
@@ -199,7 +214,7 @@ def _dedupe(items: list[_Item]) -> list[_Item]:
 
 def _fit(items: list[_Item], budget: int, count: Callable[[str], int], n_entries: int) -> str:
     """Choose items by priority (newest first within one) until the budget is spent; render."""
-    header = f"{_HEADER} ({n_entries} entries summarized):"
+    header = f"{HEADER} ({n_entries} entries summarized):"
     used = count(header) + 2
     chosen: list[_Item] = []
     ranked = sorted(items, key=lambda it: (SECTIONS[it.section], -it.order))
@@ -220,10 +235,15 @@ def _fit(items: list[_Item], budget: int, count: Callable[[str], int], n_entries
 
 
 def _render(header: str, chosen: list[_Item]) -> str:
+    return render_summary(header, [(it.section, it.text, it.order) for it in chosen])
+
+
+def render_summary(header: str, chosen: Sequence[tuple[str, str, int]]) -> str:
+    """The summary text: ``header``, then each section's (section, text, order) items, oldest first."""
     lines = [header]
     for section in SECTIONS:
-        part = sorted((it for it in chosen if it.section == section), key=lambda it: it.order)
+        part = sorted((it for it in chosen if it[0] == section), key=lambda it: it[2])
         if part:
             lines.append(f"{section}:")
-            lines.extend(f"- {it.text}" for it in part)
+            lines.extend(f"- {text}" for _, text, _ in part)
     return "\n".join(lines)

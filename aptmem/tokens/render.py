@@ -1,31 +1,19 @@
-"""What a model sees of a session entry, and what that costs in tokens.
+"""What a model is sent of session entries, and what that costs in tokens.
 
-:func:`role_of` gives the chat role of the message an entry becomes (``user``, ``assistant``,
-``tool``, ``system`` for a summary); :func:`render_entry` already starts with that role line,
-so a caller building chat messages that carry the role separately pays it twice in text.
+The counts are of the rendering a provider is sent (:mod:`aptmem.context.render`): each message's
+framing (:data:`MESSAGE_OVERHEAD` and its role), its text, each tool use's id, name and JSON
+arguments, a tool message's call id. Entries are counted in their context, because a tool
+result's tokens depend on the call it answers (it takes over that call's answer), and a call
+with no answer is sent with a placeholder answer:
 
-:func:`render_entry` is the text of an entry as a chat request carries it: the role, the tool
-name, the arguments as compact JSON, the content or result. What is sent, per entry type:
+* :func:`count_entries` counts a sequence of entries as one rendering (what a request carries);
+* :func:`count_entry` counts one entry's share of a well-formed context (a call without its
+  answer, a result as the message answering its call), for callers that count entry by entry.
 
-* ``user`` / ``assistant``: ``"<role>\\n<content>"``. An assistant's ``model`` and ``usage``
-  are bookkeeping, not sent.
-* ``tool_call``: ``"assistant tool_call <name>\\n<args as JSON>"``; the original design's inline
-  ``result`` follows as a second message, ``"\\ntool <name>\\n<result>"``.
-* ``tool_result``: ``"tool <name>\\n<content>"`` (``"tool\\n..."`` when the name is unknown),
-  with ``error`` after the name when ``is_error``: providers pass that flag along.
-* ``compaction`` (and the original ``compaction_marker``): ``"summary\\n<summary>"``, the text a
-  session puts in front of the kept turns. ``first_kept``, the token figures and ``notes`` are
-  bookkeeping, not sent.
-* ``metadata``: nothing; it is not conversation. It counts 0 tokens and no message.
-* an unknown type: its raw JSON line. We cannot know what a newer writer sends, and counting
-  too much is the safe side for a context that must not overflow.
-
-Per message, chat formats add tokens the text does not show: OpenAI's cookbook
-(``num_tokens_from_messages``) counts ``tokens_per_message = 3`` beside the role and the
-content. :data:`MESSAGE_OVERHEAD` is that 3, counted once per message an entry becomes
-(:func:`message_count`). With the newline the rendering puts after the role, a message costs
-what ChatML's ``<|im_start|>role\\n ... <|im_end|>\\n`` does: "hello world" from the user is
-7 cl100k_base tokens (the cookbook's gpt-4-0613 formula says 6).
+:func:`render_entry` is something else: a plain-text line per entry (``"<role>\\n<content>"``, a
+call as ``"assistant tool_call <name>\\n<args as JSON>"``, a summary as ``"summary\\n..."``), for
+transcripts a summarizer reads and for searching a context's text. It is not what is counted.
+:func:`role_of` names the chat role of the message an entry becomes (``system`` for a summary).
 """
 
 from __future__ import annotations
@@ -34,13 +22,11 @@ from collections.abc import Iterable
 
 import msgspec
 
+from aptmem.context.render import MESSAGE_OVERHEAD, NO_RESULT, ContextBuilder
 from aptmem.entries import Assistant, Compaction, Entry, Metadata, ToolCall, ToolResult, UnknownEntry, User
 from aptmem.tokens.base import Estimator
 
-__all__ = ["MESSAGE_OVERHEAD", "count_entry", "count_entries", "message_count", "render_entry", "role_of"]
-
-#: Tokens a chat format adds per message beyond its role and content (OpenAI: 3).
-MESSAGE_OVERHEAD = 3
+__all__ = ["MESSAGE_OVERHEAD", "count_entries", "count_entry", "message_count", "render_entry", "role_of"]
 
 _encoder = msgspec.json.Encoder()
 
@@ -49,11 +35,11 @@ def _json(value: object) -> str:
     try:
         return _encoder.encode(value).decode()
     except (TypeError, ValueError, OverflowError):
-        return repr(value)  # arguments built in memory may hold what JSON cannot: count something
+        return repr(value)  # arguments built in memory may hold what JSON cannot: show something
 
 
 def render_entry(entry: Entry) -> str:
-    """Return the text a model sees for ``entry`` ("" for metadata); see the module docstring."""
+    """A plain-text line for ``entry`` ("" for metadata); see the module docstring."""
     if isinstance(entry, User):
         return "user\n" + entry.content
     if isinstance(entry, Assistant):
@@ -77,10 +63,7 @@ def render_entry(entry: Entry) -> str:
 
 def role_of(entry: Entry) -> str:
     """The chat role of the (first) message ``entry`` becomes: ``user``, ``assistant``, ``tool`` or
-    ``system`` (a compaction summary); ``""`` for metadata, which becomes no message.
-
-    An unknown entry is ``user``: it is counted as one message (its raw line), and a client that
-    forwarded it would most plausibly send it as user content.
+    ``system`` (a compaction summary); ``""`` for metadata and unknown types, which are not sent.
     """
     if isinstance(entry, (Assistant, ToolCall)):
         return "assistant"
@@ -88,30 +71,45 @@ def role_of(entry: Entry) -> str:
         return "tool"
     if isinstance(entry, Compaction):
         return "system"
-    if isinstance(entry, Metadata):
-        return ""
-    if isinstance(entry, (User, UnknownEntry)):
+    if isinstance(entry, User):
         return "user"
+    if isinstance(entry, (Metadata, UnknownEntry)):
+        return ""
     raise TypeError(f"not a session entry: {type(entry).__name__}")
 
 
 def message_count(entry: Entry) -> int:
-    """How many chat messages ``entry`` becomes: 0 (metadata), 2 (a call with an inline result), else 1."""
-    if isinstance(entry, Metadata):
-        return 0
-    if isinstance(entry, ToolCall) and entry.result is not None:
-        return 2
-    return 1
-
-
-def count_entry(estimator: Estimator, entry: Entry) -> int:
-    """Tokens of ``entry`` in a request: its rendered text plus :data:`MESSAGE_OVERHEAD` per message."""
-    messages = message_count(entry)
-    if not messages:
-        return 0
-    return estimator.count(render_entry(entry)) + messages * MESSAGE_OVERHEAD
+    """How many messages ``entry`` alone becomes (a call: itself and its answer; metadata: none)."""
+    rendered = ContextBuilder()
+    rendered.add(entry)
+    out = rendered.rendered()
+    return len(out.messages) + bool(out.system)
 
 
 def count_entries(estimator: Estimator, entries: Iterable[Entry]) -> int:
-    """Tokens of several entries, counted afresh: the sum of :func:`count_entry`."""
-    return sum(count_entry(estimator, e) for e in entries)
+    """Tokens of ``entries`` rendered together, counted afresh (no system prompt)."""
+    builder = ContextBuilder(count=estimator.count)
+    builder.extend(entries)
+    return builder.total
+
+
+def count_entry(estimator: Estimator, entry: Entry) -> int:
+    """Tokens of ``entry``'s share of a well-formed context, counted alone.
+
+    A call is its tool use in an assistant message (with its inline result as its answer when it
+    has one); a result is the ``tool`` message answering its call (frame, call id, content); any
+    other entry is counted as it is rendered. Summed over a session this is
+    :func:`count_entries` but for what only the whole context shows: calls sharing one message,
+    the placeholder answer of an unanswered call, results that answer no call.
+    """
+    n = estimator.count
+    if isinstance(entry, ToolResult):
+        ident = entry.call_id or entry.name or ""
+        return MESSAGE_OVERHEAD + n("tool") + (n(ident) if ident else 0) + (n(entry.content) if entry.content else 0)
+    builder = ContextBuilder(count=n)
+    builder.add(entry)
+    if isinstance(entry, ToolCall) and entry.result is None:
+        # Alone, the call is counted with a placeholder answer; its share leaves the answer to its result.
+        call_id = builder.rendered().messages[0].calls[0].id
+        return builder.total - (MESSAGE_OVERHEAD + n("tool") + n(call_id) + n(NO_RESULT))
+    return builder.total

@@ -1,0 +1,361 @@
+"""Facts in a history: statements that bind a subject and an attribute to a value worth keeping.
+
+A fact is found by its value, not by its verb: "Service atlas-rpc listens on port 31234",
+"项目atlas的负责人是王伟芳", ``# deploy key: dk_9f2c...`` and a JSON field ``"port": 31234``
+all state one. Values are recognised by their shape (URLs, paths, keys with a prefix, hex ids,
+ticket ids, version pins, dates, e-mail addresses, ``NAME=value`` assignments, numbers, and
+names after a copula in English or Chinese); preferences and decisions with a reason are facts
+whose value is the statement itself.
+
+Each fact carries what a keeper needs to rank and to update it:
+
+* ``salience``: how likely it is needed again and found nowhere else. A distinctive shape ranks
+  high, a quantity (a number with a unit: "2345 ms", "12 次") lowest; a value bound by a copula,
+  a colon or an ``=`` ranks higher than one merely mentioned; the user's word counts more.
+* ``anchors``: the statement's content words and identifiers, without its values. A later fact
+  of the same value shape whose identifiers are the same and whose anchors mostly agree is an
+  update of it (:func:`same_slot`): it supersedes it, whatever verb either used.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+import msgspec
+
+from aptmem.entries import Entry, User
+from aptmem.memory.statements import Statement, entry_text, statements
+
+__all__ = ["Fact", "family", "facts_of", "facts_of_entry", "same_slot", "snippet", "tokens", "update_target", "word_frequency"]
+
+#: Value shapes, most distinctive first, with the weight of a value of that shape.
+_SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
+    ("url", re.compile(r"\b(?:https?|wss?|s3|gs|postgres(?:ql)?|mysql|redis|amqp|mongodb)://[^\s\"'<>)\]，。]+", re.ASCII), 3.0),
+    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b", re.ASCII), 3.0),
+    ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+", re.ASCII), 3.0),
+    ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
+    ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
+    ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
+    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b", re.ASCII), 2.5),
+    ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
+    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
+    ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
+    ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b", re.ASCII), 2.0),
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
+    ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
+    ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
+)
+_SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
+#: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
+_UNIT = re.compile(
+    r"\s?(?:ms|s|sec|secs|seconds?|minutes?|min|hours?|h|days?|%|percent|[kKMGT]i?B|bytes?|kb|mb|gb|x|times|"
+    r"per\b|次|毫秒|秒|分钟|小时|天|个|行|条|倍|字节|项|人|台)"
+    r"|\s(?!(?:as|is|its|this|was|has|does|us|yes|thus|plus)\b)(?:[a-z]+\s)?[a-z]+s\b",
+)
+#: A label that says the number after it is a measurement ("p99_ms:", "error count =").
+_UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct|percent|ratio|count|total|size|errors|"
+                       r"hits|misses|latency|duration|elapsed|p\d\d)\s*[:=]?\s*$", re.IGNORECASE)
+_COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
+                        r"|[:=：]\s*$", re.IGNORECASE)
+_NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
+_CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
+_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old)\s*$|(?:从|原来是|原为|不是|以前是|而非)\s*$)",
+                       re.IGNORECASE)
+_PREFERENCE = re.compile(
+    r"\b(?:i|we) (?:prefer|like to|want|always|never)\b|\bplease (?:always|never|use|don't|do not|avoid|keep)\b"
+    r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
+    r"|我(?:更)?(?:喜欢|偏好|希望)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(?:decided|decide|we will|we'll|let's go with|going with|chose|choose|settled on|switch(?:ed)? to|opted for|picked)\b"
+    r"|决定|选择了|采用|改用|定下",
+    re.IGNORECASE,
+)
+_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid)\b|因为|由于|为了|以免|以便", re.IGNORECASE)
+_IDENT = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+(?![A-Za-z0-9_/])"
+                    r"|(?<![A-Za-z0-9_./])[a-z]+[A-Z][A-Za-z0-9]+\b")
+#: Nouns that name what kind of thing the next (or previous) word is: "project atlas", "the atlas service".
+_KIND_NOUN = re.compile(
+    r"\b(?:project|service|team|repo|repository|database|db|host|server|app|cluster|package|module|bucket|queue|"
+    r"library|crate|user|customer|tenant|environment|env|region|namespace|component|job|pipeline|topic|table)\s+"
+    r"([A-Za-z][A-Za-z0-9_-]*)|\b([A-Za-z][A-Za-z0-9_-]*)\s+(?:project|service|team|repo|database|cluster|package|"
+    r"module|library|app|server|job|pipeline)\b", re.IGNORECASE)
+_KIND_WORDS = frozenset("project service team repo repository database db host server app cluster package module "
+                         "bucket queue library crate user customer tenant environment env region namespace component job "
+                         "pipeline topic table".split())
+_PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Za-z0-9]*\b")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+|[A-Za-z]")
+_STOP = frozenset(
+    "a an the of for to in on at by with from and or is are was were be been it its this that these those as into "
+    "we i you our your they he she his her their there here now currently new changed change moved updated update "
+    "set then than so not no yes also please just still will would should can could do does did has have had "
+    "listen listens which what where when who whom why how value".split()
+)
+_LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
+#: What a fact loses when its output states three or more of its kind in the same words.
+_BULK_PENALTY = 1.5
+#: Paths that hold nothing for long: scratch files are no facts to keep.
+_TRANSIENT = re.compile(r"/(?:tmp|var/tmp|dev/shm|private/tmp)/")
+#: A statement that adds one more of something: another ticket is no update of the first.
+_ADDITIVE = re.compile(r"\b(?:also|as well|another|too|additionally|one more|in addition)\b|又|也|另一个|另外|再",
+                       re.IGNORECASE)
+#: A statement that says a value changed: it supersedes the older statement it is most like.
+_UPDATE = re.compile(
+    r"\b(?:now|moved|changed|switched|bumped|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
+    r"instead|updated|new|rebased|retired|renamed|from \S+ to)\b|改为|改成|现在|换成|更新为|迁移|不再",
+    re.IGNORECASE)
+_CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
+_SPACE = re.compile(r"\s+")
+#: A cheap first look: a sentence with none of these can hold no value, preference or decision.
+_MAYBE = re.compile(r"[\d/@=:：$€£¥]|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下"
+                    r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
+                    r"switch|opted|picked|going with|we will|we'll", re.IGNORECASE)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+class Fact(msgspec.Struct, frozen=True, kw_only=True):
+    """A value a statement binds, with what it is about and how much it matters."""
+
+    value: str
+    #: the value's shape (url, path, key, hex, ticket, version, date, number, name, preference, decision, ...)
+    shape: str
+    #: the statement, clipped, exactly as said (the value is in it)
+    text: str
+    #: identifiers of the statement other than its values ("atlas-rpc"), sorted
+    subject: tuple[str, ...]
+    #: its content words without values, identifiers and stop words, sorted
+    anchors: tuple[str, ...]
+    salience: float
+    #: the statement says the value changed (an update cue: "now", "moved to", "改为", ...)
+    update: bool = False
+    #: the statement adds to what was said before ("also", "another", "as well", "又"): it updates nothing
+    adds: bool = False
+    #: when it was said (the carrying entry's ts) and where (position in the history)
+    ts: int = 0
+    order: int = 0
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercased content tokens: words, identifiers and CJK bigrams (single characters in short runs)."""
+    return list(_tokens(text)) if len(text) > 4096 else list(_cached_tokens(text))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _cached_tokens(text: str) -> tuple[str, ...]:
+    """:func:`tokens` of a short text, remembered: contexts are rendered and ranked again and again."""
+    return _tokens(text)
+
+
+def _tokens(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        if "\u4e00" <= word[0] <= "\u9fff":
+            chars = [c for c in word if c not in _CJK_STOP]
+            out.extend(chars[i] + chars[i + 1] for i in range(len(chars) - 1)) if len(chars) > 1 else out.extend(chars)
+        else:
+            low = word.lower()
+            if low not in _STOP and len(low) > 1:
+                out.append(low)
+    return tuple(out)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _values(sentence: str) -> list[tuple[str, str, int, int]]:
+    """(shape, value, start, end) of the values of a sentence, most distinctive shape first, no overlaps."""
+    taken: list[tuple[int, int]] = []
+    found: list[tuple[str, str, int, int]] = []
+    for shape, pattern, _ in _SHAPES:
+        for match in pattern.finditer(sentence):
+            start, end = match.span()
+            value = match.group(0).rstrip(".,;:")
+            end = start + len(value)
+            if any(start < b and a < end for a, b in taken) or not value:
+                continue
+            if shape == "number" and (_UNIT.match(sentence, end) or len(value) < 4 or _UNIT_KEY.search(sentence, 0, start)):
+                shape = "quantity"  # a count or a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
+            taken.append((start, end))
+            found.append((shape, value, start, end))
+    if not found:
+        for match in _NAME_AFTER.finditer(sentence):
+            found.append(("name", match.group(1), match.start(1), match.end(1)))
+        for match in _CJK_VALUE.finditer(sentence):
+            found.append(("name", match.group(1), match.start(1), match.end(1)))
+    return found
+
+
+def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
+    """What a sentence is about: its identifiers, words a kind noun names, proper nouns, latin words in CJK."""
+    found = {m.group(0).lower() for m in _IDENT.finditer(sentence)}
+    for match in _KIND_NOUN.finditer(sentence):
+        word = (match.group(1) or match.group(2)).lower()
+        if word not in _STOP and word not in _KIND_WORDS:
+            found.add(word)
+    found.update(m.group(0).lower() for m in _PROPER.finditer(sentence))
+    if _HAN.search(sentence):
+        found.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", sentence))
+    return tuple(sorted(w for w in found - values if w not in _STOP and not any(w in v for v in values)))
+
+
+def facts_of(statement: Statement, *, by_user: bool, max_chars: int = 240) -> list[Fact]:
+    """The facts one statement states (none if it binds no value worth keeping)."""
+    return list(_facts_of(statement.text, by_user, max_chars))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
+    """:func:`facts_of`, remembered: histories repeat sentences, and summaries come back every compaction."""
+    if len(sentence) < 8 or not _MAYBE.search(sentence):
+        return ()
+    values = _values(sentence)
+    subject = _subject(sentence, {v.lower() for _, v, _, _ in values})
+    text = _clip(sentence, max_chars)
+    stripped = sentence
+    for _, value, _, _ in values:
+        stripped = stripped.replace(value, " ")
+    anchors = tuple(sorted(set(tokens(stripped)) - set(subject)))
+    user_bonus = 0.5 if by_user else 0.0
+    stance = "preference" if _PREFERENCE.search(sentence) else ""
+    if not stance and _DECISION.search(sentence) and _REASON.search(sentence):
+        stance = "decision"
+    if stance:  # its value is the whole statement (what was chosen, and why)
+        return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
+    if not subject and not anchors:
+        return ()  # a bare value: nothing says what it is
+    # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
+    measured = any(shape == "quantity" for shape, _, _, _ in values)
+    out: list[Fact] = []
+    for shape, value, start, _ in values:
+        if shape == "quantity" or _OLD_MARK.search(sentence[:start]):
+            continue  # a measurement, or the old value an update names
+        if shape == "name" and not subject:
+            continue  # a name bound to nothing we could name
+        before = sentence[max(0, start - 24):start]
+        label = _LABEL.search(before)
+        bound = 1.0 if _COPULA_EN.search(before) or shape == "name" or (label is not None and (label.group(1) or "").lower() not in _STOP) else 0.0
+        salience = _SHAPE_WEIGHT.get(shape, 2.5) + bound + user_bonus + (0.5 if subject else 0.0)
+        if measured or (shape == "path" and _TRANSIENT.match(value)):
+            salience -= 1.0
+        out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
+                        update=_UPDATE.search(sentence) is not None, adds=_ADDITIVE.search(sentence) is not None))
+    return tuple(out)
+
+
+def _signature(fact: Fact) -> tuple[str, tuple[str, ...]]:
+    """A fact's shape and the first words of its statement (the value left out): the template it came from."""
+    return fact.shape, tuple(tokens(fact.text.replace(fact.value, " "))[:3])
+
+
+def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:
+    """The facts of one entry, at most ``max_facts`` (the most salient), stamped with its ts and ``order``."""
+    text = entry_text(entry)
+    if not text:
+        return
+    by_user = isinstance(entry, User)
+    found: list[Fact] = []
+    for statement in statements(text):
+        found.extend(facts_of(statement, by_user=by_user))
+    # Lines of one shape repeated through an output (a listing, a run of warnings) are bulk, not news.
+    shapes = Counter(_signature(f) for f in found)
+    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY) if shapes[_signature(f)] >= 3 else f
+             for f in found]
+    if len(found) > max_facts:
+        keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]
+        found = [found[i] for i in sorted(keep)]
+    ts = getattr(entry, "ts", 0) or 0
+    for fact in found:
+        yield msgspec.structs.replace(fact, ts=ts, order=order)
+
+
+#: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2").
+_FAMILY = {"ip": "number", "pin": "version"}
+
+
+def family(shape: str) -> str:
+    """The family of a value shape: an update may change a value from one shape of a family to another."""
+    return _FAMILY.get(shape, shape)
+
+
+def same_slot(old: Fact, new: Fact) -> bool:
+    """Whether ``new`` states the same thing as ``old`` (so, if its value differs, updates it).
+
+    Same value shape, the same identifiers (at least one), and anchors that mostly agree: a
+    near miss about another service, or another attribute of the same one, is not an update.
+    """
+    if family(old.shape) != family(new.shape) or not old.subject or old.subject != new.subject:
+        return False
+    if old.shape in ("preference", "decision") or new.adds:
+        return False  # a statement-valued fact accumulates; "another one" adds, it does not replace
+    a, b = set(old.anchors), set(new.anchors)
+    if not a and not b:
+        return True
+    return len(a & b) / len(a | b) >= 0.34
+
+
+def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]) -> int | None:
+    """For a statement that says a value changed: the index of the older fact it most likely updates.
+
+    The older fact has the same shape and another value, names no other subject (and ``new``
+    names its subject, if it has one), and shares with ``new`` a word that at most two facts use (``frequency``: in how many facts each word is);
+    among those, the one whose words agree most. None if no fact qualifies.
+    """
+    if not new.update or new.adds or new.shape in ("preference", "decision"):
+        return None
+    mine = set(new.subject) | set(new.anchors)
+    best, best_score = None, 0.0
+    for index, old in enumerate(older):
+        if family(old.shape) != family(new.shape) or old.value == new.value \
+                or (old.subject and new.subject and old.subject != new.subject):
+            continue
+        theirs = set(old.subject) | set(old.anchors)
+        shared = mine & theirs
+        if old.subject and not shared & set(old.subject):
+            continue  # an update is about the same thing: it names the old fact's subject
+        if not any(frequency.get(word, 0) <= 2 for word in shared):
+            continue
+        score = len(shared) / len(mine | theirs)
+        if score > best_score:
+            best, best_score = index, score
+    return best
+
+
+
+def word_frequency(facts: Iterable[Fact]) -> Counter[str]:
+    """In how many of ``facts`` each subject or anchor word occurs."""
+    return Counter(word for fact in facts for word in set(fact.subject) | set(fact.anchors))
+
+
+#: A fact's statement up to this long is kept whole; a longer one is cut to the words around the value.
+SNIPPET_CHARS = 72
+
+
+def snippet(fact: Fact) -> str:
+    """The fact in few words: its statement if short, else the words around its value, the subject first.
+
+    Preferences and decisions are their statement (their value is the whole of it).
+    """
+    text = fact.text
+    if len(text) <= SNIPPET_CHARS or fact.shape in ("preference", "decision"):
+        return text
+    at = text.find(fact.value)
+    if at < 0:
+        return text
+    start = max(0, at - 44)
+    end = min(len(text), at + len(fact.value) + 16)
+    if start > 0:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < at else start
+    if end < len(text):
+        space = text.rfind(" ", at + len(fact.value), end)
+        end = space if space > 0 else end
+    core = text[start:end].strip(" ,;:")
+    missing = [s for s in fact.subject if s not in core.casefold()]
+    head = (" ".join(missing[:2]) + ": ") if missing else ""
+    return f"{head}{'…' if start > 0 else ''}{core}{'…' if end < len(text) else ''}"

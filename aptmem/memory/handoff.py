@@ -1,0 +1,86 @@
+"""Continuing a session with a memory strategy's memory, and running a history through a strategy.
+
+:func:`continue_with_memory` hands a session over to a new one the way its strategy declares
+(:attr:`~aptmem.memory.base.MemoryStrategy.carry`):
+
+* ``memory``: the new session inherits the sidecar only (working memory, working dict and
+  whatever the strategy keeps there);
+* ``summary``: also a summary of the old *live* context, the latest summary folded in, so the
+  turns the last compaction kept are not lost at the hand-over; the strategy then remembers
+  those entries in the new session's memory as it does after a compaction;
+* ``history``: also every old entry (the full-history oracle).
+
+:func:`run_with_memory` appends a history through a fresh session of a root under a strategy
+(``aptmem replay --memory NAME --root DIR``) and keeps it there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+
+from aptmem.compaction.policy import CompactionPolicy
+from aptmem.continuation import continue_session, create_session
+from aptmem.entries import Compaction, Entry, now_ms
+from aptmem.memory.base import MemoryStrategy
+from aptmem.replay import ReplayReport, replay
+from aptmem.session import Session
+from aptmem.store import SessionStore
+from aptmem.tokens import Estimator
+from aptmem.working_memory import WorkingMemory
+
+__all__ = ["continue_with_memory", "run_with_memory"]
+
+
+def continue_with_memory(
+    strategy: MemoryStrategy,
+    store: SessionStore,
+    root: str | os.PathLike[str],
+    old_id: str,
+    *,
+    policy: CompactionPolicy,
+    count: Callable[[str], int],
+    new_id: str | None = None,
+) -> str:
+    """Create a session continuing ``old_id`` with what ``strategy`` carries over; return its id.
+
+    The summary of the old live context takes at most ``policy.summary_budget`` tokens by ``count``.
+    The old session is never changed.
+    """
+    if strategy.carry == "history":
+        return continue_session(store, root, old_id, new_id=new_id, with_history=True)
+    if strategy.carry == "memory":
+        return continue_session(store, root, old_id, new_id=new_id)
+    live = store.read_live(old_id)
+    previous = live[0].summary if live and isinstance(live[0], Compaction) else None
+    body = live[1:] if previous is not None else live
+    summary = strategy.summarizer.summarize(body, previous=previous, budget=policy.summary_budget, count=count)
+    new_id = continue_session(store, root, old_id, new_id=new_id)
+    store.append(new_id, Compaction(ts=now_ms(), summary=summary, first_kept=None, summarized=len(body),
+                                    notes=[f"summary of session {old_id}'s live context, carried over by {strategy.name}"]))
+    strategy.remember(body, summary, WorkingMemory(root, new_id), count=count)
+    return new_id
+
+
+def run_with_memory(
+    entries: Iterable[Entry],
+    store: SessionStore,
+    root: str | os.PathLike[str],
+    *,
+    strategy: MemoryStrategy,
+    policy: CompactionPolicy,
+    estimator: Estimator,
+    confirm: Estimator | None = None,
+    system_prompt: str = "",
+    title: str = "",
+) -> tuple[Session, ReplayReport]:
+    """Append ``entries`` through a new session of ``root`` (log and sidecar) under ``strategy``.
+
+    Returns the session (open on ``store``: its context is what the strategy shows the model) and
+    the replay's report.
+    """
+    session_id = create_session(store, root, title=title)
+    session = Session(store, session_id, policy=policy, estimator=estimator, confirm=confirm,
+                      system_prompt=system_prompt, memory=WorkingMemory(root, session_id), memory_strategy=strategy)
+    report, _ = replay(entries, session)
+    return session, report

@@ -1,0 +1,221 @@
+"""``kv_dict``: compaction plus structured facts in the working dict.
+
+Every entry a compaction takes out of the context (and the old live context when a session is
+continued) is read for facts (:mod:`aptmem.memory.facts`). Each fact is a record in the sidecar's
+working dict under ``aptmem.facts``: its statement, its value, its subject and anchors, and the
+time it became valid. A later fact of the same slot (:func:`~aptmem.memory.facts.same_slot`)
+with another value supersedes it: the record takes the new value and keeps the old one, with the
+time it stopped being valid, as ``before``. The summary itself (by default the salient
+summarizer without its Facts section) keeps requests, to-dos, decisions and errors.
+
+The records are rendered where the system message goes, under the day each became valid, as
+many as fit ``share`` of the window: ``recent_share`` of that for the newest, the rest for the
+most salient. The store is bounded too: past ``max_records`` the least salient are forgotten.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+
+import msgspec
+
+from aptmem.compaction.salient import SalientSummarizer
+from aptmem.compaction.summarizer import Summarizer
+from aptmem.entries import Entry
+from aptmem.errors import MemoryStrategyError
+from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
+from aptmem.memory.facts import Fact, facts_of_entry, family, same_slot, snippet, update_target, word_frequency
+from aptmem.working_memory import SessionMeta, WorkingMemory
+
+__all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]
+
+#: The working-dict key the records live under.
+FACTS_KEY = RESERVED_PREFIX + "facts"
+#: What a record gains once it was updated: the agent must not fall back on the value it replaced.
+_UPDATED_BONUS = 1.0
+#: No record renders in fewer tokens than this: below it the render stops looking.
+_MIN_LINE_TOKENS = 12
+
+
+class Superseded(msgspec.Struct, kw_only=True):
+    """A value a record held before it was updated, and when that was valid."""
+
+    value: str
+    since: int
+    until: int
+
+
+class FactRecord(msgspec.Struct, kw_only=True):
+    """One slot of the agent's facts: the current value, when it became valid, what it replaced."""
+
+    value: str
+    shape: str
+    text: str
+    subject: list[str]
+    anchors: list[str]
+    salience: float
+    since: int
+    #: how many statements repeated it (a value the history keeps saying is no news)
+    seen: int = 1
+    before: list[Superseded] = []
+
+    def as_fact(self) -> Fact:
+        """The record as a :class:`Fact`, to compare slots."""
+        return Fact(value=self.value, shape=self.shape, text=self.text, subject=tuple(self.subject),
+                    anchors=tuple(self.anchors), salience=self.salience, ts=self.since)
+
+    @property
+    def weight(self) -> float:
+        """Salience, less for a value said over and over, more for a value that changed (a stale one misleads)."""
+        return self.salience - 0.75 * math.log2(self.seen) + (_UPDATED_BONUS if self.before else 0.0)
+
+
+def _record(fact: Fact) -> FactRecord:
+    return FactRecord(value=fact.value, shape=fact.shape, text=snippet(fact), subject=list(fact.subject),
+                      anchors=list(fact.anchors), salience=fact.salience, since=fact.ts)
+
+
+def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: int) -> list[FactRecord]:
+    """Fold ``facts`` (oldest first) into ``records``: updates supersede, repeats are counted."""
+    by_value = {record.value: record for record in records}
+    by_slot: dict[tuple[str, tuple[str, ...]], list[FactRecord]] = {}
+    for record in records:
+        by_slot.setdefault((family(record.shape), tuple(record.subject)), []).append(record)
+    frequency = None
+    for fact in facts:
+        match = by_value.get(fact.value)
+        if match is not None:  # said again (maybe in other words): no news
+            match.seen += 1
+            continue
+        slot = by_slot.setdefault((family(fact.shape), fact.subject), [])
+        match = next((r for r in slot if same_slot(r.as_fact(), fact)), None)
+        if match is None and fact.update:
+            if frequency is None:
+                frequency = word_frequency([*(r.as_fact() for r in records), *facts])
+            shaped = [r for r in records if family(r.shape) == family(fact.shape)]
+            target = update_target(fact, [r.as_fact() for r in shaped], frequency)
+            match = shaped[target] if target is not None else None
+        if match is None:
+            record = _record(fact)
+            records.append(record)
+            slot.append(record)
+            by_value[record.value] = record
+            continue
+        by_value.pop(match.value, None)
+        by_value[fact.value] = match
+        match.before.append(Superseded(value=match.value, since=match.since, until=fact.ts))
+        match.value, match.text, match.since = fact.value, snippet(fact), fact.ts
+        match.salience = max(match.salience, fact.salience)
+        match.anchors = sorted(set(match.anchors) | set(fact.anchors))
+    if len(records) > max_records:
+        keep = sorted(records, key=lambda r: (r.weight, r.since), reverse=True)[:max_records]
+        kept = {id(r) for r in keep}
+        records = [r for r in records if id(r) in kept]
+    return records
+
+
+@functools.lru_cache(maxsize=4096)
+def _day(ts: int) -> str:
+    return datetime.fromtimestamp(ts / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
+
+
+def _line(record: FactRecord) -> str:
+    line = f"- {record.text}"
+    if record.before:
+        old = record.before[-1]
+        line += f" (updated; before: {old.value}, until {_day(old.until)})"
+    return line
+
+
+def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float) -> list[str]:
+    """The lines of the records that fit ``budget`` tokens, grouped under the day each became valid.
+
+    ``recent_share`` of the budget goes to the newest records first (of the more salient half),
+    the rest to the most salient, so a fact just learned is shown, and an old one is not pushed out
+    by a mere newer one.
+    """
+    chosen: dict[int, str] = {}
+    left = budget
+
+    def take(order: Sequence[int], limit: int) -> None:
+        nonlocal left
+        spent = 0
+        for index in order:
+            if left < _MIN_LINE_TOKENS or spent >= limit:
+                return
+            if index in chosen:
+                continue
+            line = _line(records[index])
+            cost = count(line) + 1 + 4  # and about one day heading in a few lines
+            if cost > left:
+                continue
+            left -= cost
+            spent += cost
+            chosen[index] = line
+
+    indexes = range(len(records))
+    # The newest first, among the more salient half: a fresh line of noise is no reason to show it.
+    weights = sorted(r.weight for r in records)
+    floor = weights[len(weights) // 2] if weights else 0.0
+    fresh = [i for i in indexes if records[i].weight >= floor]
+    take(sorted(fresh, key=lambda i: records[i].since, reverse=True), int(budget * recent_share))
+    take(sorted(indexes, key=lambda i: (records[i].weight, records[i].since), reverse=True), budget)
+    lines: list[str] = []
+    day = ""
+    for index in sorted(chosen, key=lambda i: (records[i].since, i)):
+        if _day(records[index].since) != day:
+            day = _day(records[index].since)
+            lines.append(f"{day}:")
+        lines.append(chosen[index])
+    return lines
+
+
+class KeyValueMemory:
+    """Compaction plus structured facts in the working dict, rendered in the context."""
+
+    name = "kv_dict"
+    compacts = True
+
+    def __init__(self, summarizer: Summarizer | None = None, *, share: float = 0.2, recent_share: float = 0.3,
+                 max_records: int = 2000, carry: Carry = "summary") -> None:
+        if not 0 < share < 1 or not 0 <= recent_share <= 1 or max_records < 1:
+            raise ValueError("share must be in (0, 1), recent_share in [0, 1] and max_records at least 1")
+        self.recent_share = recent_share
+        self.summarizer = summarizer or SalientSummarizer(facts=False)
+        self.share = share
+        self.max_records = max_records
+        self.carry = check_carry(carry)
+
+    def shown(self, view: Sequence[Entry], appended: Entry | None) -> list[Entry] | None:
+        """Keep the view as it is."""
+        return None
+
+    def remember(self, summarized: Sequence[Entry], summary: str, memory: WorkingMemory | None,
+                 *, count: Callable[[str], int]) -> None:
+        """Fold the facts of the ``summarized`` entries into the sidecar's records."""
+        if memory is None:
+            raise MemoryStrategyError(f"{self.name} keeps its facts in the working dict: the session needs a WorkingMemory")
+        facts = [fact for order, entry in enumerate(summarized) for fact in facts_of_entry(entry, order)]
+        if not facts:
+            return
+
+        def fold(meta: SessionMeta) -> None:
+            records = msgspec.convert(meta.working.get(FACTS_KEY, []), list[FactRecord])
+            records = merge_facts(records, facts, self.max_records)
+            meta.working[FACTS_KEY] = msgspec.to_builtins(records)
+
+        memory.update(fold)
+
+    def system_text(self, meta: SessionMeta | None, *, query: str, window: int, count: Callable[[str], int]) -> str:
+        """The working memory, then the most salient records that fit ``share`` of the window, oldest first."""
+        base = render_working(meta)
+        records = msgspec.convert(meta.working.get(FACTS_KEY, []), list[FactRecord]) if meta is not None else []
+        if not records:
+            return base
+        head = "Known facts, under the day each became true (an update names the value it replaced):"
+        budget = int(window * self.share) - count(head) - (count(base) if base else 0)
+        lines = render_records(records, budget, count, self.recent_share)
+        return "\n\n".join(part for part in (base, "\n".join([head, *lines]) if lines else "") if part)

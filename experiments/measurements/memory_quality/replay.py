@@ -1,0 +1,187 @@
+"""One run of the memory-quality workload through one memory strategy at one window.
+
+The sessions are appended, one after the other, through real :class:`aptmem.session.Session` s
+on the JSONL store of a scratch root, each continued from the one before by
+:func:`aptmem.memory.handoff.continue_with_memory` (so each strategy carries over what it
+declares). The context is rendered and scored (:mod:`.scorer`) at every *checkpoint*: right
+after each compaction, right after each hand-over to the next session, and at the end; at the
+end every item is also asked in its three wordings, within each packet budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aptmem.compaction.compactor import CompactionResult
+from aptmem.compaction.policy import CompactionPolicy
+from aptmem.continuation import create_session
+from aptmem.jsonl_store import JsonlStore
+from aptmem.memory.base import MemoryStrategy
+from aptmem.memory.handoff import continue_with_memory
+from aptmem.memory.lexical import Ranker
+from aptmem.session import Session
+from aptmem.tokens import Estimator
+from aptmem.working_memory import WorkingMemory
+from experiments.measurements.memory_quality.scorer import Unit, judge, packet, present, rendered, units, where
+from experiments.measurements.memory_quality.workload import Workload
+
+__all__ = ["RunRows", "WORDINGS", "replay_workload"]
+
+WORDINGS = ("template", "paraphrase", "other_language")
+
+
+class _Observed(Session):
+    """A session that calls ``on_compaction`` after each compaction and times them."""
+
+    def __init__(self, *args: Any, on_compaction: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_compaction = on_compaction
+        self.compaction_ns = 0
+        self.compactions = 0
+
+    def compact(self) -> CompactionResult:
+        """Compact as a Session does; then report."""
+        started = time.perf_counter_ns()
+        result = super().compact()
+        self.compaction_ns += time.perf_counter_ns() - started
+        self.compactions += 1
+        self._on_compaction()
+        return result
+
+
+@dataclass
+class RunRows:
+    """What one run measured: a row per checkpoint and item, per asked question and budget, and the run's figures."""
+
+    checks: list[dict[str, object]] = field(default_factory=list)
+    answers: list[dict[str, object]] = field(default_factory=list)
+    run: dict[str, object] = field(default_factory=dict)
+
+
+class _Run:
+    def __init__(self, workload: Workload, strategy: MemoryStrategy, policy: CompactionPolicy, estimator: Estimator,
+                 budgets: list[int], root: Path) -> None:
+        self.workload, self.strategy, self.policy, self.estimator, self.budgets = workload, strategy, policy, estimator, budgets
+        self.root = root
+        self.rows = RunRows()
+        self.seq = 0  # appends so far
+        self.turn = -1
+        self.planted: dict[str, tuple[int, int]] = {}  # item id -> (seq, turn) when its last evidence went in
+        self.checkpoints: list[int] = []  # seq of every checkpoint so far
+        self._pending = {item.id: set(item.evidence) for item in workload.items if item.evidence}
+        self._carries: dict[str, list[str]] = {}
+        for item in workload.items:
+            for ident in item.evidence:
+                self._carries.setdefault(ident, []).append(item.id)
+        self.session: _Observed | None = None
+        self.compactions = 0
+        self.compaction_ns = 0
+
+    def _open(self, store: JsonlStore, session_id: str) -> _Observed:
+        return _Observed(store, session_id, policy=self.policy, estimator=self.estimator,
+                         memory=WorkingMemory(self.root, session_id), memory_strategy=self.strategy,
+                         on_compaction=lambda: self.checkpoint("compaction"))
+
+    def checkpoint(self, at: str) -> None:
+        """Score every planted item on the context as it is now."""
+        assert self.session is not None
+        self.checkpoints.append(self.seq)
+        number = len(self.checkpoints)
+        messages = rendered(self.session)
+        text = "\n\x00\n".join(t for _, t in messages)
+        for item in self.workload.items:
+            if item.id not in self.planted or item.type == "absent":
+                continue
+            seq, turn = self.planted[item.id]
+            since = sum(1 for s in self.checkpoints if s >= seq)
+            judged = item.judged()
+            self.rows.checks.append({"item": item.id, "checkpoint": number, "at": at, "seq": self.seq, "turn": self.turn,
+                                     "age_checkpoints": since, "age_turns": self.turn - turn,
+                                     "present": present(judged, text), "where": where(judged, messages)})
+
+    def run(self) -> RunRows:
+        started = time.perf_counter()
+        handoff_ns = 0
+        tokens: list[int] = []
+        with JsonlStore(self.root) as store:
+            session_id = create_session(store, self.root)
+            for number, entries in enumerate(self.workload.sessions):
+                if number:
+                    self._close_session()
+                    t0 = time.perf_counter_ns()
+                    session_id = continue_with_memory(self.strategy, store, self.root, session_id, policy=self.policy,
+                                                      count=self.estimator.count)
+                    handoff_ns += time.perf_counter_ns() - t0
+                    self.session = self._open(store, session_id)
+                    self.checkpoint("handoff")
+                else:
+                    self.session = self._open(store, session_id)
+                for entry in entries:
+                    self.seq += 1
+                    self.turn = self.workload.turn_of[entry.id or ""]
+                    for ident in self._carries.get(entry.id or "", ()):
+                        pending = self._pending[ident]
+                        pending.discard(entry.id or "")
+                        if not pending:
+                            self.planted[ident] = (self.seq, self.turn)
+                    outcome = self.session.append(entry)
+                    tokens.append(outcome.tokens_after)
+            self.checkpoint("end")
+            assert self.session is not None
+            end_tokens = self.session.tokens()
+            self._ask(self.session)
+            self._close_session()
+        self.rows.run = {"appends": self.seq, "compactions": self.compactions, "handoffs": len(self.workload.sessions) - 1,
+                         "mean_context_tokens": sum(tokens) / max(len(tokens), 1), "max_context_tokens": max(tokens, default=0),
+                         "end_context_tokens": end_tokens, "compaction_seconds": self.compaction_ns / 1e9,
+                         "handoff_seconds": handoff_ns / 1e9, "seconds": time.perf_counter() - started}
+        return self.rows
+
+    def _close_session(self) -> None:
+        """Add the figures of the session that ends to the run's."""
+        assert self.session is not None
+        self.compactions += self.session.compactions
+        self.compaction_ns += self.session.compaction_ns
+
+    def _ask(self, session: Session) -> None:
+        """Ask every item in every wording: whole context and each packet budget."""
+        count = self.estimator.count
+        base = rendered(session)
+        index: dict[int, tuple[list[Unit], Ranker, dict[int, int]]] = {}
+        try:
+            for item in self.workload.items:
+                judged = item.judged()
+                for wording, question in zip(WORDINGS, item.questions, strict=True):
+                    messages = rendered(session, question)
+                    key = 0 if messages == base else hash(tuple(messages))
+                    if key not in index:
+                        parts = units(messages)  # (a query-dependent rendering differs only in its system message)
+                        index[key] = (parts, Ranker([u.text for u in parts]), {})
+                    parts, ranker, costs = index[key]
+
+                    def cost_of(i: int, parts: list[Unit] = parts, costs: dict[int, int] = costs) -> int:
+                        if i not in costs:
+                            costs[i] = count(parts[i].text) + 1
+                        return costs[i]
+
+                    ranked = ranker.rank(question)
+                    for budget in [None, *self.budgets]:
+                        chosen = packet(ranked, parts, budget, cost_of)
+                        self.rows.answers.append({"item": item.id, "wording": wording, "budget": budget,
+                                                  "answerable": judge(judged, chosen),
+                                                  "packet_tokens": sum(cost_of(u.position) for u in chosen)})
+                    if key != 0:  # a query-dependent rendering is not reused
+                        index.pop(key)[1].close()
+        finally:
+            for _, ranker, _ in index.values():
+                ranker.close()
+
+
+def replay_workload(workload: Workload, strategy: MemoryStrategy, policy: CompactionPolicy, estimator: Estimator,
+                    budgets: list[int], root: Path) -> RunRows:
+    """Run ``workload`` through ``strategy`` in ``root`` (an empty folder); return the rows."""
+    return _Run(workload, strategy, policy, estimator, budgets, root).run()

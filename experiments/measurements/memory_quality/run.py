@@ -1,0 +1,148 @@
+"""The memory-quality measurement's entry point: every strategy, window and seed on the same workload.
+
+``run_memory_quality(settings, out, progress)`` builds the workload of each seed once, runs it
+through each memory strategy at each window (:mod:`.replay`), and writes the tables of
+:mod:`.tables` to ``out`` as parquet and CSV, with ``memory_quality_notes.json`` (settings,
+commit, machine, what was left out and why). The report section is built from those files alone
+(:mod:`.section`).
+
+The LLM summarizer (strategy ``llm``) runs only when ``llm_model`` is set and an
+OpenAI-compatible endpoint is configured (``llm_base_url`` or ``$OPENAI_BASE_URL``); its rows are
+the ``llm`` strategy's, apart from the offline ones, and it is never part of the default run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from aptmem.compaction.policy import CompactionPolicy
+from aptmem.memory.base import MemoryStrategy
+from aptmem.memory.registry import memory_names, memory_strategy
+from aptmem.tokens import get_estimator
+from experiments.measurements.memory_quality.replay import replay_workload
+from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
+                                                             summarize)
+from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
+from experiments.run_files import write_measurement
+from experiments.runinfo import run_metadata
+
+__all__ = ["MemoryQualitySettings", "SIZES", "run_memory_quality"]
+
+DEFAULT_STRATEGIES = ["none", "full_history", "extractive", "salient", "kv_dict", "hier_summary", "obs_mask"]
+
+
+@dataclass(kw_only=True)
+class MemoryQualitySettings:
+    """What the measurement runs (a plain dataclass: also the Hydra schema of ``memory_quality``)."""
+
+    #: memory strategies compared (names in aptmem.memory.registry); ``llm`` needs ``llm_model``
+    strategies: list[str] = field(default_factory=lambda: list(DEFAULT_STRATEGIES))
+    #: model context windows, in tokens: one run per window
+    windows: list[int] = field(default_factory=lambda: [32_000, 8_000])
+    #: workload seeds: one workload each, every strategy on the same ones (mean and range are over them)
+    seeds: list[int] = field(default_factory=lambda: [100, 101, 102])
+    #: the workload: sessions, turns, what is planted, statement phrasings (heldout by default, never tuned on)
+    workload: WorkloadShape = field(default_factory=WorkloadShape)
+    #: packet budgets (tokens of what the strategy puts in context) answerability is judged within
+    budgets: list[int] = field(default_factory=lambda: [512, 1024, 2048])
+    #: the compaction policy every strategy runs under
+    trigger: float = 0.8
+    target: float = 0.3
+    keep_turns: int = 10
+    #: token estimator tier that decides compaction and counts context tokens
+    tier: str = "medium"
+    #: the LLM summarizer's model and endpoint (strategy ``llm``); null leaves it out
+    llm_model: str | None = None
+    llm_base_url: str | None = None
+    #: folder for the scratch roots (null: the system's temp folder)
+    tmp: str | None = None
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.strategies if s not in memory_names()]
+        if unknown:
+            raise ValueError(f"unknown memory strategies {unknown}: one of {', '.join(memory_names())}")
+        if not self.windows or not self.seeds or not self.budgets:
+            raise ValueError("windows, seeds and budgets must not be empty")
+        for window in self.windows:
+            self.policy(window)
+
+    def policy(self, window: int) -> CompactionPolicy:
+        """The compaction policy of one run."""
+        return CompactionPolicy(window=window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns)
+
+
+#: Sizes: ``default`` joins the default run (well under a minute); ``full`` is for the full run.
+SIZES: dict[str, dict[str, object]] = {
+    "default": {},
+    "full": {"workload": WorkloadShape(sessions=5, turns=40, facts=60, updates=12, aggregates=4, orders=4, absent=12),
+             "seeds": [100, 101, 102, 103, 104]},
+}
+
+
+def _strategies(settings: MemoryQualitySettings, notes: list[str]) -> dict[str, MemoryStrategy]:
+    built: dict[str, MemoryStrategy] = {}
+    for name in settings.strategies:
+        if name == "llm":
+            if not settings.llm_model or not (settings.llm_base_url or os.environ.get("OPENAI_BASE_URL")):
+                notes.append("llm left out: no llm_model or no OpenAI-compatible endpoint configured")
+                continue
+            built[name] = memory_strategy(name, model=settings.llm_model, base_url=settings.llm_base_url)
+        else:
+            built[name] = memory_strategy(name)
+    return built
+
+
+def _item_rows(seed: int, workload: Workload, split: str) -> list[dict[str, object]]:
+    return [{"seed": seed, "split": split, "item": i.id, "type": i.type, "kind": i.kind, "lang": i.lang,
+             "carrier": i.carrier, "format": i.format, "subject": i.subject, "answers": " | ".join(i.answers),
+             "stale": i.stale, "evidence": len(i.evidence), "session": i.session, "turn": i.turn,
+             "first_turn": i.first_turn} for i in workload.items]
+
+
+def run_memory_quality(settings: MemoryQualitySettings, out: Path,
+                       progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
+    """Run every strategy at every window on every seed's workload; write and return the tables.
+
+    ``progress(1)`` is called after each run (strategies x windows x seeds of them).
+    """
+    tick = progress or (lambda n: None)
+    started = time.perf_counter()
+    notes: list[str] = []
+    strategies = _strategies(settings, notes)
+    estimator = get_estimator(settings.tier)
+    meta = run_metadata()
+    items: list[dict[str, object]] = []
+    checks: list[dict[str, object]] = []
+    answers: list[dict[str, object]] = []
+    runs: list[dict[str, object]] = []
+    for seed in settings.seeds:
+        workload = build_workload(settings.workload, seed)
+        items += _item_rows(seed, workload, settings.workload.split)
+        for name, strategy in strategies.items():
+            for window in settings.windows:
+                key = {"strategy": name, "window": window, "seed": seed}
+                with tempfile.TemporaryDirectory(prefix="aptmem-memory-", dir=settings.tmp) as root:
+                    rows = replay_workload(workload, strategy, settings.policy(window), estimator, settings.budgets, Path(root))
+                checks += [{**key, **row} for row in rows.checks]
+                answers += [{**key, **row} for row in rows.answers]
+                runs.append({**key, **rows.run, "items": len(workload.items), "dropped": workload.dropped,
+                             "distractors": workload.distractors, **meta})
+                tick(1)
+    tables = {
+        "memory_items": pl.DataFrame(items, schema=ITEM_SCHEMA),
+        "memory_checks": pl.DataFrame(checks, schema=CHECK_SCHEMA),
+        "memory_answers": pl.DataFrame(answers, schema=ANSWER_SCHEMA),
+        "memory_runs": pl.DataFrame(runs, schema=RUN_SCHEMA),
+    }
+    tables["memory_summary"] = summarize(tables["memory_items"], tables["memory_checks"], tables["memory_answers"],
+                                         tables["memory_runs"])
+    notes_doc = {"settings": asdict(settings), "notes": notes, "seconds": round(time.perf_counter() - started, 2),
+                 "strategies": list(strategies), **meta}
+    return write_measurement(out, tables, "memory_quality", notes_doc)

@@ -1,0 +1,106 @@
+"""Facts found by their value in any carrier; statements of prose, comments, logs and JSON; slots and updates."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aptmem.entries import ToolResult, User
+from aptmem.memory.facts import facts_of, facts_of_entry, same_slot, snippet, update_target, word_frequency
+from aptmem.memory.lexical import Ranker, rank
+from aptmem.memory.statements import Statement, statements
+
+
+def _values(text: str, by_user: bool = False) -> set[str]:
+    return {f.value for s in statements(text) for f in facts_of(s, by_user=by_user)}
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Service atlas-rpc listens on port 31234.", "31234"),  # no "states a value" verb
+    ("项目atlas的负责人是王伟芳。", "王伟芳"),  # a Chinese name: no digit, no path
+    ('{"status":"ok","items":[{"n":1,"sha":"a1"},{"n":2,"sha":"b2"},{"n":3,"sha":"c3"},{"n":4,"sha":"d4"},'
+     '{"service":"atlas-rpc","port":31234}]}', "31234"),  # a field inside minified JSON
+    ('{"items":[{"note":"The deploy key for project atlas is dk_0a1b2c3d4e5f60718293."}]}', "dk_0a1b2c3d4e5f60718293"),
+    ("2024-05-29T12:00:01.123Z INFO  [atlas-rpc] listening on 0.0.0.0:31234", "0.0.0.0:31234"),
+    ("def f():\n    # atlas-rpc: listen port 31234\n    return 1", "31234"),  # a code comment
+    ("服务atlas-api的配置文件在/srv/atlas/etc/main-123.toml。", "/srv/atlas/etc/main-123.toml"),  # a path right after CJK
+    ("Pin fastapi to 0.110.2; newer releases break the build.", "0.110.2"),
+    ("The owner of billing-api is Grace Hopper.", "Grace Hopper"),
+    ("I filed OPS-4821 for the billing-api outage.", "OPS-4821"),
+])
+def test_a_fact_is_found_by_its_value_whatever_carries_it(text: str, value: str) -> None:
+    assert value in _values(text)
+
+
+def test_preferences_and_decisions_are_kept_whole() -> None:
+    preference = _values("Please always use pnpm for JavaScript packages.", by_user=True)
+    assert preference == {"Please always use pnpm for JavaScript packages."}
+    decision = _values("the job queue我们决定采用NATS JetStream，因为it keeps ordering per key。")
+    assert any("NATS JetStream" in v and "ordering per key" in v for v in decision)
+
+
+@pytest.mark.parametrize("text", [
+    "The log says the cache timed out after 2345 ms while reading the buffer.",  # a measurement
+    "There are 1234 call sites of load_session in the code base.",
+    "测试显示缓存层大约每123次调用就丢失了一次最后一行。",
+    "def load(path: str, limit: int = 4096) -> list[str]:",  # code, not a statement
+    "src/app.py:120: return session.read(4096)",  # a grep hit
+    "https://docs.example.org/a/b",  # a bare value says nothing about anything
+])
+def test_no_fact_where_nothing_is_stated(text: str) -> None:
+    assert not _values(text)
+
+
+def test_lines_of_one_template_repeated_through_an_output_rank_below_a_lone_statement() -> None:
+    bulk = "\n".join(f"npm WARN deprecated pkg{i}@{i}.2.0: use other{i} instead" for i in range(6))
+    entry = ToolResult(ts=1, id="r", call_id="c", content=bulk + "\natlas-rpc: bound listener port=31234")
+    facts = {f.value: f.salience for f in facts_of_entry(entry)}
+    assert facts["31234"] > max(v for k, v in facts.items() if "@" in k)
+
+
+def _fact(text: str):  # type: ignore[no-untyped-def]
+    found = facts_of(Statement(text, "prose"), by_user=False)
+    assert found, text
+    return found[0]
+
+
+def test_an_update_supersedes_its_own_slot_and_not_a_near_miss_or_another_one() -> None:
+    old = _fact("You can reach willow-scheduler on port 29354 from the VPN.")
+    near = _fact("You can reach willow-api on port 29399 from the VPN.")
+    moved = _fact("willow-scheduler moved to port 33492, so update your tunnels.")
+    frequency = word_frequency([old, near, moved])
+    assert update_target(moved, [old, near], frequency) == 0
+    assert not same_slot(near, _fact("You can reach willow-scheduler on port 29355 from the VPN."))
+    first = _fact("For the export cleanup I filed BUG-67561.")
+    another = _fact("For the export cleanup I filed BUG-90938 as well.")
+    assert not same_slot(first, another) and update_target(another, [first], word_frequency([first, another])) is None
+
+
+def test_a_snippet_keeps_the_value_and_names_the_subject() -> None:
+    fact = _fact("After a long week of flaky deploys and two rollbacks, we finally settled that service atlas-rpc "
+                 "listens on port 31234 in every region from now on.")
+    short = snippet(fact)
+    assert "31234" in short and "atlas-rpc" in short and len(short) < len(fact.text)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(max_size=400))
+def test_every_fact_found_holds_its_value_in_its_text(text: str) -> None:
+    for fact in facts_of_entry(User(ts=1, content=text)):
+        assert fact.value in fact.text or fact.shape in ("preference", "decision")
+
+
+def test_keyword_ranking_finds_english_and_chinese_and_prefers_the_newer_on_a_tie() -> None:
+    texts = ["Service atlas-rpc listens on port 31234.", "服务atlas-api的端口是20001。", "nothing here",
+             "Service atlas-rpc listens on port 31234."]
+    assert rank("Which port does atlas-rpc listen on?", texts)[:2] == [3, 0]
+    assert rank("atlas-api的端口", texts)[0] == 1
+    with Ranker(texts) as ranker:
+        assert ranker.rank("") == [] and ranker.rank("zzz") == []
+
+
+@pytest.mark.parametrize(("line", "value"), [('fastapi = "==1.2.3"  # keep', "1.2.3"),
+                                             ("export ATLAS_DB_URL=postgres://db1.internal:5432/atlas", "postgres://db1.internal:5432/atlas")])
+def test_a_setting_line_of_a_config_file_is_a_statement(line: str, value: str) -> None:
+    assert value in _values(line)

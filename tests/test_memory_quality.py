@@ -1,0 +1,149 @@
+"""The memory-quality measurement: its workload, its scorer, and a small run end to end (tables and section)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from aptmem.entries import encode_line
+from aptmem.tokens import render_entry
+from experiments.measurements.memory_quality.run import MemoryQualitySettings, run_memory_quality
+from experiments.measurements.memory_quality.scorer import Judged, Unit, judge, packet, units
+from experiments.measurements.memory_quality.section import memory_section, targets
+from experiments.measurements.memory_quality.tables import ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA, TABLES
+from experiments.measurements.memory_quality.workload import WorkloadShape, build_workload
+
+SMALL = WorkloadShape(sessions=2, turns=8, facts=10, updates=2, aggregates=1, orders=1, absent=3)
+
+
+@pytest.mark.parametrize("split", ["dev", "heldout"])
+def test_the_workload_is_seeded_and_every_answer_is_found_only_in_its_evidence(split: str) -> None:
+    shape = WorkloadShape(split=split)
+    one, two = build_workload(shape, 7), build_workload(shape, 7)
+    assert [b"".join(map(encode_line, s)) for s in one.sessions] == [b"".join(map(encode_line, s)) for s in two.sessions]
+    assert one.items == two.items
+    texts = {e.id: render_entry(e) for s in one.sessions for e in s}
+    everything = "\n".join(texts.values())
+    types = {item.type for item in one.items}
+    assert types == {"fact", "update", "update_before", "aggregate", "order", "absent"}, f"seed 7: {types}"
+    for item in one.items:
+        for answer in item.answers:
+            evidence = "\n".join(texts[e] for e in item.evidence)
+            assert everything.count(answer) == evidence.count(answer) > 0, f"seed 7 {item.id}: {answer!r}"
+    facts = [i for i in one.items if i.type == "fact"]
+    assert {"json", "log", "prose"} <= {i.format for i in facts}
+    assert {"user", "tool"} <= {i.carrier for i in facts}
+    assert {"english", "chinese"} <= {i.lang for i in facts}
+    assert all(len(set(i.questions)) == 3 for i in one.items)
+
+
+def test_held_out_phrasings_are_not_the_development_ones() -> None:
+    dev, held = build_workload(WorkloadShape(split="dev"), 3), build_workload(WorkloadShape(split="heldout"), 3)
+    assert {i.kind for i in held.items} - {i.kind for i in dev.items}, "held-out kinds exist only there"
+    from experiments.measurements.memory_quality.kinds import KINDS
+
+    for kind in KINDS:
+        assert not set(kind.dev.prose) & set(kind.heldout.prose), kind.name
+
+
+def _units(*texts: str) -> list[Unit]:
+    return units([("user", "\n".join(texts))])
+
+
+def test_the_scorer_judges_updates_order_and_absent_facts_on_reading_order() -> None:
+    update = Judged(type="update", subject="svc", answers=("40001",), stale="31234")
+    assert judge(update, _units("svc is on 31234", "svc moved to 40001"))
+    assert not judge(update, _units("svc moved to 40001", "svc is on 31234")), "the stale value comes last"
+    assert judge(update, _units("svc is on 31234", "svc: 40001 (before: 31234)"))
+    assert not judge(update, _units("svc is on 31234"))
+    order = Judged(type="order", subject="", answers=("v1.2.3", "sk_1"))
+    assert judge(order, _units("rolled back to v1.2.3", "new key sk_1"))
+    assert not judge(order, _units("new key sk_1", "rolled back to v1.2.3"))
+    absent = Judged(type="absent", subject="atlas-rpc", answers=(), pattern=r"\b\d{5}\b")
+    assert judge(absent, _units("atlas-api listens on 31234", "atlas-rpc has an endpoint"))
+    assert not judge(absent, _units("atlas-rpc listens on 31234"))
+
+
+def test_a_packet_takes_the_best_ranked_units_that_fit_the_budget() -> None:
+    parts = _units("a " * 10, "b " * 100, "c " * 10)
+    chosen = packet([1, 0, 2], parts, 30, lambda i: len(parts[i].text.split()))
+    assert [u.position for u in chosen] == [0, 2], "the unit over the budget is skipped, the next one taken"
+    assert len(packet([1, 0, 2], parts, None, lambda i: 1)) == 3
+
+
+def test_a_long_line_is_cut_into_units_and_nothing_is_lost() -> None:
+    line = ",".join(f'{{"id":{i},"name":"n{i}"}}' for i in range(200))
+    parts = units([("tool", line)])
+    assert len(parts) > 5 and "".join(u.text for u in parts) == line
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("memory")
+    settings = MemoryQualitySettings(strategies=["none", "full_history", "salient", "kv_dict"], windows=[8000], seeds=[1, 2],
+                                     workload=SMALL)
+    run_memory_quality(settings, out)
+    return out
+
+
+def test_a_small_run_writes_every_table_with_its_schema(small_run: Path) -> None:
+    for name in TABLES:
+        assert (small_run / f"{name}.parquet").exists() and (small_run / f"{name}.csv").exists()
+    for name, schema in (("memory_items", ITEM_SCHEMA), ("memory_checks", CHECK_SCHEMA), ("memory_answers", ANSWER_SCHEMA),
+                         ("memory_runs", RUN_SCHEMA)):
+        table = pl.read_parquet(small_run / f"{name}.parquet")
+        assert dict(table.schema) == schema and table.height > 0
+    runs = pl.read_parquet(small_run / "memory_runs.parquet")
+    assert runs.height == 4 * 2 and (runs.filter(pl.col("strategy") == "full_history")["compactions"] == 0).all()
+
+
+def test_none_and_full_history_bracket_the_others_and_the_section_says_so(small_run: Path) -> None:
+    summary = pl.read_parquet(small_run / "memory_summary.parquet")
+    answerable = {r["strategy"]: r["mean"] for r in summary.filter(pl.col("metric") == "answerable_1024").iter_rows(named=True)}
+    assert answerable["none"] <= answerable["salient"] <= answerable["full_history"]
+    assert answerable["none"] <= answerable["kv_dict"] <= answerable["full_history"]
+    bracket = targets(summary).filter(pl.col("target").str.contains("bracket"))
+    assert bracket["met"].to_list() == [True, True]
+    text = memory_section(small_run)
+    assert text.startswith("## Memory: what the agent still knows") and "memory_frontier.png" in text
+    assert (small_run / "memory_frontier.png").stat().st_size > 10_000
+    for strategy in ("none", "full_history", "salient", "kv_dict"):
+        assert f"| {strategy} |" in text
+
+
+class _EchoApi(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint on 127.0.0.1 whose 'summary' is the prompt's lines that hold a digit."""
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server hook's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        lines = [line for line in body["messages"][-1]["content"].splitlines() if any(c.isdigit() for c in line)]
+        reply = json.dumps({"choices": [{"message": {"content": "\n".join(f"- {line[:120]}" for line in lines[-30:])}}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(reply.encode())
+
+    def log_message(self, *args: object) -> None:
+        """Quiet."""
+
+
+def test_the_llm_summarizer_is_scored_only_when_an_endpoint_is_configured(tmp_path: Path) -> None:
+    plain = MemoryQualitySettings(strategies=["none", "llm"], windows=[8000], seeds=[1], workload=SMALL)
+    run_memory_quality(plain, tmp_path / "without")
+    runs = pl.read_parquet(tmp_path / "without" / "memory_runs.parquet")
+    assert runs["strategy"].to_list() == ["none"] and "llm left out" in memory_section(tmp_path / "without")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with_llm = MemoryQualitySettings(strategies=["llm"], windows=[8000], seeds=[1], workload=SMALL, llm_model="test",
+                                         llm_base_url=f"http://127.0.0.1:{server.server_port}/v1")
+        run_memory_quality(with_llm, tmp_path / "with")
+    finally:
+        server.shutdown()
+    runs = pl.read_parquet(tmp_path / "with" / "memory_runs.parquet")
+    assert runs["strategy"].to_list() == ["llm"] and runs["compactions"][0] > 0
