@@ -106,7 +106,7 @@ def run_writer(job: dict[str, Any], cell: RaceCell, spec: WriterSpec) -> None:
         if spec.kind == "cli_stream":
             _stream(cell, spec, root, sid, coord, rng, ack)
         else:
-            store = _store(cell, root) if spec.kind == "library" else None
+            store = _opened(cell, root) if spec.kind == "library" else None
             while n < spec.appends or not _writers_may_stop(coord, cell):
                 if _exists(coord, "stop"):
                     break
@@ -114,11 +114,7 @@ def run_writer(job: dict[str, Any], cell: RaceCell, spec: WriterSpec) -> None:
                 if spec.kind == "library":
                     _patiently(lambda: store.append(sid, entry), out)
                 elif spec.kind == "library_fresh":
-                    fresh = _store(cell, root)
-                    try:
-                        _patiently(lambda: fresh.append(sid, entry), out)
-                    finally:
-                        fresh.close()
+                    _patiently(lambda: _append_fresh(cell, root, sid, entry), out)
                 else:
                     from aptmem.entries import encode_line
 
@@ -133,6 +129,27 @@ def run_writer(job: dict[str, Any], cell: RaceCell, spec: WriterSpec) -> None:
             if store is not None:
                 store.close()
     _touch(coord, f"done.{spec.name}")
+
+
+def _opened(cell: RaceCell, root: str) -> Any:
+    """The cell's store, opened; opening a database may wait for its lock too: try again then."""
+    from aptmem.errors import LockTimeout
+
+    for _ in range(30):
+        try:
+            return _store(cell, root)
+        except LockTimeout:
+            continue
+    return _store(cell, root)
+
+
+def _append_fresh(cell: RaceCell, root: str, sid: str, entry: Any) -> None:
+    """Open a new store (waiting for it as :func:`_opened` does), append, close."""
+    store = _opened(cell, root)
+    try:
+        store.append(sid, entry)
+    finally:
+        store.close()
 
 
 def _patiently(append: Any, out: Any) -> None:
@@ -187,7 +204,7 @@ def run_compactor(job: dict[str, Any], cell: RaceCell, spec: CompactorSpec) -> N
         from aptmem.session import Session
         from aptmem.tokens import get_estimator
 
-        store = _store(cell, root)
+        store = _opened(cell, root)
         _wait_go(coord)
         while not store.exists(sid):
             time.sleep(0.005)

@@ -82,8 +82,8 @@ def plan_cells(strategies: list[str], size: RaceSize | str = "ci", seed: int = 0
                                        error="not safe for several processes (multi_process_safe is false): no race"))
             continue
         cli = spec.target == _CLI_TARGET
-        writers = [WriterSpec("lib-ids", "library", size.library, with_ids=True),
-                   WriterSpec("lib-fresh", "library_fresh", size.library_fresh, with_ids=False)]
+        writers = [WriterSpec("lib-ids", "library", size.library, with_ids=True, pause_ms=size.writer_pause_ms),
+                   WriterSpec("lib-fresh", "library_fresh", size.library_fresh, with_ids=False, pause_ms=size.writer_pause_ms)]
         compactors = [CompactorSpec("compact-lib", "library", size.library_compactions)]
         if cli:
             writers += [WriterSpec("cli-each", "cli_each", size.cli_each, with_ids=False),

@@ -67,6 +67,9 @@ class RaceSize(msgspec.Struct, frozen=True, kw_only=True):
     library_compactions: int
     cli_compactions: int
     timeout_s: float
+    #: milliseconds a library writer pauses between appends: enough for the compactors to get
+    #: the lock in turn (SQLite's busy handler and the JSONL lock's waiters poll), not a rate limit
+    writer_pause_ms: float = 0.0
 
 
 #: ``ci``: a few seconds a cell. ``full``: at least 1,000 compactions racing at least 10,000 appends.
@@ -74,7 +77,7 @@ SIZES = {
     "ci": RaceSize(library=120, library_fresh=30, cli_each=2, cli_stream=30, library_compactions=12, cli_compactions=1,
                    timeout_s=120.0),
     "full": RaceSize(library=6000, library_fresh=2000, cli_each=25, cli_stream=2000, library_compactions=1000,
-                     cli_compactions=25, timeout_s=1800.0),
+                     cli_compactions=25, timeout_s=1800.0, writer_pause_ms=2.0),
 }
 
 
