@@ -86,11 +86,17 @@ class User(_Base, tag="user"):
 
 
 class Assistant(_Base, tag="assistant"):
-    """A reply from the model. ``usage`` holds provider-reported token counts when known."""
+    """A reply from the model. ``usage`` holds provider-reported token counts when known.
+
+    ``thinking`` is the reply's reasoning text as the provider showed it (thinking blocks joined
+    by blank lines; "" when there was none or it was hidden). Providers bill it like text when it
+    is sent back; it may be a summary of a longer reasoning the reply's output tokens count.
+    """
 
     content: str = ""
     model: str | None = None
     usage: dict[str, int] | None = None
+    thinking: str = ""
 
 
 class ToolCall(_Base, tag="tool_call"):

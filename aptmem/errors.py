@@ -192,3 +192,13 @@ class CorruptTranscriptError(AptmemError):
         self.line = line
         self.reason = reason
         super().__init__(f"{path}:{line}: {reason}")
+
+
+class InvalidProfile(AptmemError, ValueError):
+    """A provider profile (``aptmem/tokens/profiles/*.json`` or a file given) is missing, damaged or
+    not a profile; ``path`` names it and ``reason`` says what is wrong and how to remake it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")

@@ -3,21 +3,30 @@
 Used by ``aptmem replay``, by the compaction regression tests and by the harness: every entry
 is appended through a :class:`~aptmem.session.Session` (so compaction fires as it would live),
 and each append's context size is recorded as a share of the window.
+
+A history may hold compactions of its own (an imported Claude Code or pi session does). By
+default they are honoured: the compaction is stored as it is, and the session is reopened
+from the store, so it continues from the live context the compaction left (its summary and
+kept entries), as the session read back from disk would; ``reopen`` makes that session. With
+``source_compactions="strip"`` they are left out, and only the policy compacts.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
 
 from aptmem.compaction.turns import split_tool_pairs
-from aptmem.entries import Entry, User
+from aptmem.entries import Compaction, Entry, User
 from aptmem.session import Session
 
-__all__ = ["ReplayReport", "ReplayStep", "replay"]
+__all__ = ["SOURCE_COMPACTIONS", "ReplayReport", "ReplayStep", "replay"]
+
+#: What a replay does with the history's own compactions.
+SOURCE_COMPACTIONS = ("honour", "strip")
 
 
 class ReplayReport(msgspec.Struct, kw_only=True):
@@ -44,6 +53,13 @@ class ReplayReport(msgspec.Struct, kw_only=True):
     oversized_ids: list[str] = []
     #: appends after which the context was still over the window
     over_window: int = 0
+    #: the history's own compactions honoured (the session reopened from them), and those left out
+    source_compactions: int = 0
+    stripped_compactions: int = 0
+    #: occupancy of the live context each honoured compaction left
+    post_source_compaction_occupancy: list[float] = []
+    #: tokens of the live context at the end, by the deciding tier (what the session reopened holds)
+    final_tokens: int = 0
     seconds: float = 0.0
 
 
@@ -55,6 +71,8 @@ class ReplayStep:
     occupancy: float
     occupancy_after: float
     compacted: bool
+    #: the entry was a compaction of the history, honoured
+    source_compaction: bool = False
 
 
 @dataclass
@@ -72,13 +90,40 @@ def replay(
     session: Session,
     *,
     keep_steps: bool = False,
+    source_compactions: str = "honour",
+    reopen: Callable[[], Session] | None = None,
 ) -> tuple[ReplayReport, list[ReplayStep]]:
-    """Append every entry through ``session``; return the report (and each step if asked)."""
+    """Append every entry through ``session``; return the report (and each step if asked).
+
+    A compaction among ``entries`` is honoured (stored, then ``reopen()`` gives the session read
+    back from the store) or, with ``source_compactions="strip"``, left out; see the module
+    docstring. Honouring one without ``reopen`` raises ``ValueError``.
+    """
+    if source_compactions not in SOURCE_COMPACTIONS:
+        raise ValueError(f"source_compactions must be one of {', '.join(SOURCE_COMPACTIONS)}, not {source_compactions!r}")
     policy = session.policy
     rec = _Recorder(policy.window, policy.trigger, policy.target)
     report = rec.report
     started = time.perf_counter()
     for seq, entry in enumerate(entries, start=1):
+        if isinstance(entry, Compaction):
+            if source_compactions == "strip":
+                report.stripped_compactions += 1
+                continue
+            if reopen is None:
+                raise ValueError("the history holds a compaction: honouring it needs reopen= (or strip it)")
+            before = session.tokens() / policy.window
+            session.store.append(session.session_id, entry)
+            session = reopen()
+            after = session.tokens() / policy.window
+            report.entries += 1
+            report.source_compactions += 1
+            report.post_source_compaction_occupancy.append(round(after, 4))
+            report.max_occupancy = max(report.max_occupancy, after)
+            report.over_window += after > 1.0
+            if keep_steps:
+                rec.steps.append(ReplayStep(seq, before, after, False, source_compaction=True))
+            continue
         outcome = session.append(entry)
         report.entries += 1
         report.turns += isinstance(entry, User)
@@ -96,6 +141,7 @@ def replay(
             rec.oversized[entry.id] = None
     report.oversized_ids = list(rec.oversized)
     report.oversized_entries = len(rec.oversized)
+    report.final_tokens = session.tokens()
     report.seconds = round(time.perf_counter() - started, 3)
     return report, rec.steps
 

@@ -206,12 +206,14 @@ class Session:
         if result.entry is None:
             self.live, self._view = live, view
         else:
-            # ``live`` is as stored, ``_view`` as shown (kept entries shortened where the
-            # compaction says); the kept entries are a suffix of both.
+            # ``live`` is as stored; the kept entries are a suffix of it.
             kept = len(result.plan.kept)
             first = len(live) - kept
             self.live = [result.entry, *live[first:]] if kept else [result.entry]
-            self._view = list(result.live)
+            # Shown as a reopened session shows it: the stored entries as the new marker shortens
+            # them (never a shortening of an already shortened text), then as the strategy shows them.
+            self._view = apply_truncations(self.live)
+            self._view = self.strategy.shown(self._view, None) or self._view
             # What leaves the context, as stored (whole): the summarized entries, and the kept
             # entries this compaction shortens (named by their position among the kept).
             leaving = [*live[first - len(result.plan.summarized) : first], *(live[first + i] for i in sorted(result.plan.truncated))]

@@ -5,9 +5,10 @@
     python benchmarks/memory_quality.py --split dev --seeds 0,1,2 --strategies salient,kv_dict
     python benchmarks/memory_quality.py --report reports/runs/memory-...   # rebuild report.md from the tables
 
-Runs :func:`experiments.measurements.memory_quality.run.run_memory_quality` (until the harness
-wraps it as a Measurement) and writes the tables (parquet and CSV), ``memory_frontier.png`` and
-``report.md`` (the memory section) to ``--out``; the report's path is the last line printed.
+Runs :func:`experiments.measurements.memory_quality.run.run_memory_quality` (the harness's
+``memory_quality`` measurement: ``python -m experiments run measure=[memory_quality]`` makes it
+too) and writes the tables (parquet and CSV), ``memory_frontier.png`` and ``report.md`` (the
+memory section) to ``--out``; the report's path is the last line printed.
 Exit status: 0; 1 with ``--check`` if a target of the issue is not met; 2 on bad usage.
 """
 
@@ -51,11 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from tqdm import tqdm
 
-    from experiments.measurements.memory_quality.run import SIZES, MemoryQualitySettings, run_memory_quality
+    from experiments.measurements.memory_quality.run import SIZES, MemoryQualitySettings, planned_runs, run_memory_quality
     from experiments.measurements.memory_quality.section import memory_section, targets
     from experiments.measurements.memory_quality.workload import WorkloadShape
-    from experiments.run_files import read_measurement
-    from experiments.runinfo import REPO_ROOT
+    from experiments.core.runfolder import read_measurement
+    from experiments.core.runinfo import REPO_ROOT
 
     if args.report is not None:
         out = args.report
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"memory_quality: {exc}", file=sys.stderr)
             return 2
         out = args.out or REPO_ROOT / "reports" / "runs" / time.strftime("memory-%Y%m%d-%H%M%S")
-        total = len(settings.strategies) * len(settings.windows) * len(settings.seeds)
+        total = planned_runs(settings)
         with tqdm(total=total, unit="run", desc="memory_quality", disable=args.no_progress, file=sys.stderr) as bar:
             run_memory_quality(settings, out, progress=bar.update)
     report = out / "report.md"

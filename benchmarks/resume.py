@@ -3,10 +3,10 @@
     python benchmarks/resume.py                      # 100 MB, 5 repeats per mode
     python benchmarks/resume.py --size-mb 20 --repeats 3 --check
 
-Builds the session (``experiments.resume_file``: history, then an appended compaction naming
+Builds the session (``experiments.workloads.resume``: history, then an appended compaction naming
 the first of the last 10 turns, then 20 more entries), checks that ``read_live_tail`` returns
 exactly ``select_live`` of all entries, then times each mode in fresh subprocesses
-(``experiments.resume_bench``): ``full_stream`` (iterate LogScan over everything),
+(``experiments.measurements.memory.resume_bench``): ``full_stream`` (iterate LogScan over everything),
 ``full_load`` (list(LogScan) + select_live) and ``tail`` (read_live_tail). Prints a markdown
 table and the goal (fast resume >= 50x faster than a full streaming load), and writes
 ``samples.parquet`` / ``samples.csv``, ``summary.csv`` and ``report.md`` to ``--out``.
@@ -58,10 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     import polars as pl
     from tqdm import tqdm
 
-    from experiments.markdown import markdown_table
-    from experiments.resume_bench import TIMED_MODES, measure_resume, run_child, speedup, summarize_resume
-    from experiments.resume_file import build_resume_file
-    from experiments.runinfo import REPO_ROOT, run_metadata
+    from experiments.core.markdown import markdown_table
+    from experiments.measurements.memory.resume_bench import TIMED_MODES, measure_resume, run_child, speedup, summarize_resume
+    from experiments.workloads.resume import build_resume_file
+    from experiments.core.runfolder import RunMeta
+    from experiments.core.runinfo import REPO_ROOT
 
     out = args.out or REPO_ROOT / "reports" / "runs" / time.strftime("resume-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
@@ -84,10 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    meta = run_metadata()
+    meta = RunMeta.current()
     samples = samples.with_columns(
         pl.lit(info.bytes).alias("file_bytes"), pl.lit(info.entries).alias("file_entries"),
-        pl.lit(args.seed).alias("seed"), pl.lit(meta["commit"]).alias("commit"), pl.lit(meta["machine"]).alias("machine"),
+        pl.lit(args.seed).alias("seed"), *meta.columns(),
     )
     summary = summarize_resume(samples)
     ratio = speedup(summary, "full_stream")
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         f"- Each run in a fresh subprocess; {args.repeats} timed runs per mode, round-robin; warm page cache. "
         "Peak RSS is the child's VmHWM (RSS growth: minus its VmHWM before the work); traced heap from one "
         "extra tracemalloc run per mode.",
-        f"- Commit {meta['commit']}; machine {meta['machine']}.", "",
+        f"- Commit {meta.commit}; machine {meta.machine}.", "",
         table, "",
         f"**Goal: fast resume >= {GOAL_SPEEDUP:g}x faster than a full streaming load: "
         f"{'met' if met else 'NOT met'} ({ratio:,.1f}x; vs the naive full load "

@@ -1,4 +1,4 @@
-"""``python -m experiments run|report``: the harness's command line.
+"""``python -m experiments run|report|check``: the harness's command line.
 
 Hydra would read a bare ``run`` as an override, so the sub-command is taken off ``sys.argv``
 here and the rest is handed to the Hydra app (which lives in :mod:`experiments.app`, so the
@@ -28,16 +28,17 @@ def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
     if command == "run":
         from experiments.app import run
-        from experiments.schema import register
+        from experiments.core.config import register
+        from experiments.measurements import MEASUREMENTS
 
-        register()  # the typed schemas must be in Hydra's ConfigStore before it composes
+        register(MEASUREMENTS)  # the typed schemas must be in Hydra's ConfigStore before it composes
         sys.argv = [f"{sys.argv[0]} run", *rest]
         run()
         return 0
     if command == "report":
         from pathlib import Path
 
-        from experiments.report import build_report
+        from experiments.report.page import build_report
 
         if len(rest) != 1 or not Path(rest[0]).is_dir():
             print(f"experiments report: need one run folder, got {rest}\n\n{USAGE}", file=sys.stderr, end="")
@@ -45,7 +46,7 @@ def main(argv: list[str]) -> int:
         print(build_report(Path(rest[0])))
         return 0
     if command == "check":
-        from experiments.check import main as check
+        from experiments.gate.check import main as check
 
         return check(rest)
     print(f"experiments: unknown command {command!r}\n\n{USAGE}", file=sys.stderr, end="")

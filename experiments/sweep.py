@@ -21,9 +21,9 @@ import polars as pl
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.markdown import markdown_table
-from experiments.metrics import collect_metrics
-from experiments.runinfo import REPO_ROOT, commit
+from experiments.core.markdown import markdown_table
+from experiments.gate.metrics import collect_metrics
+from experiments.core.runinfo import REPO_ROOT, commit
 
 __all__ = ["CACHE_DIR", "CombineSweep", "combine", "job_key", "restore", "store"]
 

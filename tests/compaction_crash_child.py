@@ -45,7 +45,7 @@ from aptmem.compaction.policy import CompactionPolicy
 from aptmem.jsonl_store import JsonlStore
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
-from experiments.forking import fork_running
+from experiments.core.children import fork_running
 
 __all__ = ["FIXED_TS", "HOWS", "TRACED", "CountingUuid", "open_session", "pin_compactions"]
 

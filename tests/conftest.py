@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from aptmem.store import SessionStore
-from experiments.strategy_configs import build_store, strategy_names
+from experiments.core.strategy import build_store, load_strategy, strategy_names
 
 STRATEGIES = strategy_names()
 
@@ -25,7 +25,7 @@ class StoreFactory:
 
     def __call__(self, **overrides: object) -> SessionStore:
         """Build a store of this strategy on ``self.root`` (config values may be overridden)."""
-        store = build_store(self.name, self.root, **overrides)
+        store = build_store(load_strategy(self.name), self.root, **overrides)
         self._built.append(store)
         return store
 

@@ -1,7 +1,7 @@
 """The disk under a store in the state-machine tests, and what a crash leaves of it.
 
 A :class:`Disk` owns a store's root folder and knows, for stores whose I/O is Python's (JSONL,
-full JSON), what a power loss would keep: an :class:`~experiments.fs_trace.FsModel` follows
+full JSON), what a power loss would keep: an :class:`~experiments.core.crashsim.fs_model.FsModel` follows
 every write, sync, rename and folder sync the store makes, exactly as in the crash experiment.
 SQLite's I/O is C code below that layer, so for SQLite in WAL mode the WAL file is torn beyond
 what SQLite documents as synced (every commit with ``synchronous=FULL``; with NORMAL and OFF
@@ -12,7 +12,7 @@ a power loss there is not modelled, and it crashes as a process does.
 A crash never asks the store: the files are copied, as the kernel holds them, into a fresh
 root (the store object is abandoned with its descriptors, locks and connection still open,
 exactly as a killed process leaves them to the kernel), and, for a power loss, the unsynced
-parts are torn, zero-filled or dropped (:func:`experiments.power_loss.damage_file`).
+parts are torn, zero-filled or dropped (:func:`experiments.measurements.crash.power_loss.damage_file`).
 
 Syncs are real calls into the model but not to the disk (the roots live on tmpfs when there is
 one, and the model's ``fsync`` does nothing): what is durable is decided by the model, so the
@@ -26,12 +26,12 @@ import random
 import shutil
 from pathlib import Path
 
-from experiments.fs_trace import FileImage, FsModel
-from experiments.power_loss import damage_file, wal_state
+from experiments.core.crashsim.fs_model import FileImage, FsModel
+from experiments.measurements.crash.power_loss import damage_file, wal_state
 
 __all__ = ["Disk", "POWER_LOSSES", "TRACED_FAMILIES", "scratch_base"]
 
-#: The power-loss damage kinds (experiments.power_loss): the unsynced tail torn, zeroed, dropped.
+#: The power-loss damage kinds (experiments.measurements.crash.power_loss): the unsynced tail torn, zeroed, dropped.
 POWER_LOSSES = ("torn", "zero", "drop")
 #: Strategy families whose every file operation goes through Python's ``os`` (so FsModel sees it).
 TRACED_FAMILIES = ("jsonl", "full_json")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.anatomy_job import code_lines, reachable_modules, run_anatomy
+from experiments.core.strategy import load_strategy
+from experiments.measurements.anatomy.job import code_lines, reachable_modules, run_anatomy
 
 
 def test_code_lines_skip_blanks_comments_and_docstrings(tmp_path: Path) -> None:
@@ -21,7 +22,7 @@ def test_strategies_reach_their_own_modules() -> None:
 
 
 def test_readability_and_complexity_per_strategy(tmp_path: Path) -> None:
-    table = run_anatomy(["jsonl_none", "sqlite_wal_normal", "full_json_atomic"], tmp_path)["anatomy"]
+    table = run_anatomy([load_strategy(n) for n in ("jsonl_none", "sqlite_wal_normal", "full_json_atomic")], tmp_path)["anatomy"]
     rows = {r["strategy"]: r for r in table.iter_rows(named=True)}
     jsonl, sqlite, full = rows["jsonl_none"], rows["sqlite_wal_normal"], rows["full_json_atomic"]
     assert (jsonl["printable_pct"], jsonl["entries_per_line"], jsonl["tail_is_last_entry"]) == (100.0, 1.0, True)

@@ -11,8 +11,8 @@ import pytest
 from omegaconf import OmegaConf
 
 from experiments import sweep
-from experiments.check import compare, read_baseline, write_baseline
-from experiments.metrics import Metric
+from experiments.gate.check import compare, read_baseline, write_baseline
+from experiments.gate.metrics import Metric
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -34,7 +34,7 @@ from aptmem.entries import Compaction, Entry
 from aptmem.jsonl_store import JsonlStore
 from aptmem.tokens import count_entry, get_estimator
 from compaction_crash_child import CHILD_UUID_START, FIXED_TS, HOWS, open_session, pin_compactions
-from experiments.workload import generate
+from experiments.workloads.synthetic import generate
 
 CHILD = Path(__file__).resolve().parent / "compaction_crash_child.py"
 SID = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"

@@ -17,12 +17,13 @@ from aptmem.entries import Assistant, Entry, User
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
 from aptmem.tokens import get_estimator
-from experiments.compaction_job import TABLES, CompactionSettings, run_compaction, workload_for
-from experiments.compaction_replay import (COMPACTION_SCHEMA, FACT_CHECK_SCHEMA, FACT_SCHEMA, OCCUPANCY_SCHEMA,
+from experiments.measurements.compaction.job import TABLES, run_compaction, workload_for
+from experiments.measurements.compaction.settings import CompactionSettings
+from experiments.measurements.compaction.replay import (COMPACTION_SCHEMA, FACT_CHECK_SCHEMA, FACT_SCHEMA, OCCUPANCY_SCHEMA,
                                            ObservedSession, replay_with_facts)
-from experiments.compaction_report import compaction_section
-from experiments.workload import WorkloadConfig, generate
-from experiments.workload_facts import PlantedFact
+from experiments.measurements.compaction.report import compaction_section
+from experiments.workloads.synthetic import WorkloadConfig, generate
+from experiments.workloads.facts import PlantedFact
 
 LABELS = {"window": pl.Int64, "tier": pl.String, "estimator": pl.String, "confirm": pl.String}
 STAMP = {"persist": pl.String, "turns": pl.Int64, "seed": pl.Int64, "commit": pl.String, "machine": pl.String}

@@ -1,7 +1,7 @@
 """Regression tests of the compaction thresholds on deterministic 500-turn sessions.
 
 The number of compactions per window is a golden value in tests/golden/compaction.json,
-changed only by ``python -m experiments.compaction_golden --update`` so it shows in review.
+changed only by ``python -m experiments.measurements.compaction.golden --update`` so it shows in review.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import functools
 
 import pytest
 
-from experiments.compaction_golden import SEED, TURNS, WINDOWS, load_golden, replay_window
+from experiments.measurements.compaction.golden import SEED, TURNS, WINDOWS, load_golden, replay_window
 
 
 @functools.cache
@@ -37,7 +37,7 @@ def test_number_of_compactions_matches_the_golden_value(window: int) -> None:
     golden = load_golden()[str(window)]
     assert report(window).compactions == golden, (
         f"window {window}: {report(window).compactions} compactions, golden {golden}; if intended, run "
-        "`python -m experiments.compaction_golden --update` and review the change")
+        "`python -m experiments.measurements.compaction.golden --update` and review the change")
 
 
 def test_rewrite_and_append_compact_alike() -> None:

@@ -8,17 +8,19 @@ import polars as pl
 import pytest
 
 from aptmem.entries import decode_line
-from experiments.concurrency_job import ConcurrencySettings, run_concurrency
-from experiments.concurrency_modes import analyse_log, entry_line, measure_log_mode, measure_sidecar_mode
-from experiments.concurrency_report import concurrency_section
-from experiments.metrics import collect_metrics
+from experiments.measurements.concurrency.job import run_concurrency
+from experiments.measurements.concurrency.settings import ConcurrencySettings
+from experiments.measurements.concurrency.modes import analyse_log, entry_line, measure_log_mode, measure_sidecar_mode
+from experiments.measurements.concurrency.report import concurrency_section
+from experiments.core.strategy import load_strategy
+from experiments.gate.metrics import collect_metrics
 
 SID = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"
 
 
 def test_writers_at_once_lose_nothing_with_a_lock_or_a_transaction(tmp_path: Path) -> None:
     settings = ConcurrencySettings(writers=3, appends=20, cli_appends=30, max_bytes_per_writer=2_000_000, sidecar_sets=5)
-    tables = run_concurrency(["jsonl_none", "sqlite_wal_normal", "full_json_atomic"], settings, tmp_path)
+    tables = run_concurrency([load_strategy(n) for n in ("jsonl_none", "sqlite_wal_normal", "full_json_atomic")], settings, tmp_path)
     table = tables["concurrency"]
     assert (tmp_path / "concurrency.parquet").exists() and (tmp_path / "concurrency.csv").exists()
     rows = {r["strategy"]: r for r in table.iter_rows(named=True)}

@@ -24,7 +24,7 @@ from aptmem.session import Session
 from aptmem.tokens import ContextTally, count_entries, get_estimator
 from aptmem.working_memory import WorkingMemory
 from context_checks import check_anthropic, check_both, check_openai
-from experiments.workload import generate
+from experiments.workloads.synthetic import generate
 from sdk_schema import SchemaError, anthropic_request, openai_request
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,19 +13,22 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from experiments.crash_explore_check import Expectation, judge_state, promised_version, recover_state
-from experiments.crash_explore_child import record_in_fork
-from experiments.crash_explore_job import STATES_SCHEMA, CrashExploreSettings, _units, read_tables, run_crash_explore
-from experiments.crash_explore_report import crash_explore_section
-from experiments.crash_explore_unit import check_log, explore_unit
-from experiments.crash_oplog import Creat, DirSync, OpLog, Rename, Sync, Unlink, Write, replay
-from experiments.crash_states import Limits, StateSpec, choose, enumerate_states, materialize, torn_positions
-from experiments.crash_strace import parse_trace, strace_problem
-from experiments.crash_writer import digest
-from experiments.fs_trace import FsModel
-from experiments.metrics import collect_metrics
-from experiments.power_loss import write_image
-from experiments.workload import WorkloadConfig, generate
+from experiments.core.crashsim.fs_model import FsModel
+from experiments.core.crashsim.images import write_image
+from experiments.core.crashsim.oplog import Creat, DirSync, OpLog, Rename, Sync, Unlink, Write, replay
+from experiments.core.crashsim.recovery import RecoveryOutcome, digest
+from experiments.core.strategy import load_strategy
+from experiments.gate.metrics import collect_metrics
+from experiments.measurements.crash_explore.check import Expectation, judge_state, promised_version, recover_state
+from experiments.measurements.crash_explore.child import record_in_fork
+from experiments.measurements.crash_explore.job import STATES_SCHEMA, _units, read_tables, run_crash_explore
+from experiments.measurements.crash_explore.protocol import ExploreUnit, OperationJob, UnitResult
+from experiments.measurements.crash_explore.report import crash_explore_section
+from experiments.measurements.crash_explore.settings import CrashExploreSettings
+from experiments.measurements.crash_explore.states import Limits, StateSpec, choose, enumerate_states, materialize, torn_positions
+from experiments.measurements.crash_explore.strace import parse_trace, strace_problem
+from experiments.measurements.crash_explore.unit import check_log, explore_unit
+from experiments.workloads.synthetic import WorkloadConfig, generate
 from strategies.full_json import FullJsonStore
 
 SID = "5c1d7a4e-3b2f-4e6a-8d9c-0a1b2c3d4e5f"
@@ -107,8 +110,7 @@ def test_a_rename_undone_after_the_acknowledgement_is_a_lost_durable_entry(tmp_p
     image = {name.replace("s.json", f"{SID}.json"): data for name, data in materialize(log, spec).items()}
     image[f"{SID}.json"] = (tmp_path / "before" / f"{SID}.json").read_bytes()
     write_image(tmp_path / "state", image)
-    job = {"session_id": SID, "store": {"target": "strategies.full_json.FullJsonStore", "kwargs": {"variant": "atomic"}}}
-    result = recover_state(job, str(tmp_path / "state"), "strict", 10)
+    result = recover_state(load_strategy("full_json_atomic").store, SID, str(tmp_path / "state"), "strict", 10)
     pairs = [(digest(e), e.id) for e in old]
     exp = Expectation.build("append", "per_append", pairs, pairs + [(digest(e), e.id) for e in new],
                             [(digest(e), e.id) for e in new], 1)
@@ -132,13 +134,15 @@ def test_promises_per_durability_class() -> None:
 
 def test_mixed_compaction_altered_and_invented_are_told_apart() -> None:
     exp = Expectation("compaction_rewrite", "none", (("o1", "o2", "k"), ("c", "k2")), frozenset({"O1", "O2", "K", "C"}), 3, 0, 1)
-    ok = {"loadable": True, "live_ok": True}
-    assert judge_state(exp, {**ok, "recovered": ["c", "k2"], "ids": ["C", "K"]}, acked=0, synced=0, mode="strict").violations == ()
-    assert judge_state(exp, {**ok, "recovered": ["o1", "c", "k2"], "ids": ["O1", "C", "K"]}, acked=0, synced=0,
+    def ok(recovered: list[str], ids: list[str | None]) -> RecoveryOutcome:
+        return RecoveryOutcome(mode="strict", loadable=True, live_ok=True, recovered=recovered, ids=ids)
+
+    assert judge_state(exp, ok(["c", "k2"], ["C", "K"]), acked=0, synced=0, mode="strict").violations == ()
+    assert judge_state(exp, ok(["o1", "c", "k2"], ["O1", "C", "K"]), acked=0, synced=0,
                        mode="strict").violations == ("mixed_compaction",)
-    assert judge_state(exp, {**ok, "recovered": ["o1", "o2", "x"], "ids": ["O1", "O2", "K"]}, acked=0, synced=0,
+    assert judge_state(exp, ok(["o1", "o2", "x"], ["O1", "O2", "K"]), acked=0, synced=0,
                        mode="strict").violations == ("altered",)
-    assert judge_state(exp, {**ok, "recovered": ["o1", "o2", "k", "y"], "ids": ["O1", "O2", "K", "new"]}, acked=0,
+    assert judge_state(exp, ok(["o1", "o2", "k", "y"], ["O1", "O2", "K", "new"]), acked=0,
                        synced=0, mode="strict").violations == ("invented",)
 
 
@@ -207,18 +211,18 @@ def test_the_strace_parser_reads_calls_marks_and_names() -> None:
     assert replay(log) == {"db": b"HExy"}
 
 
-def _unit(base: Path, strategy: str, operation: str, **overrides: object) -> dict:
+def _unit(base: Path, strategy: str, operation: str, **overrides: object) -> ExploreUnit:
     """One unit of the job, small: 8 entries before (12 for a compaction: two turns, so the one
     it keeps leaves something to summarize), 2 appended, few torn bytes and subsets."""
     fields = {"entries": 12 if operation.startswith("compaction") else 8, "appends": 2, "torn_max": 6, "max_subsets": 6, "modes": ["skip", "point_in_time"], **overrides}
     settings = CrashExploreSettings(operations=[operation], **fields)  # type: ignore[arg-type]
-    units, _, _ = _units([strategy], settings, WorkloadConfig(seed=0), Path(os.path.realpath(base)), None)
+    units, _, _ = _units([load_strategy(strategy)], settings, WorkloadConfig(seed=0), Path(os.path.realpath(base)), None)
     return units[0]
 
 
-def _totals(result: dict) -> Counter:
+def _totals(result: UnitResult) -> Counter:
     total: Counter = Counter()
-    for row in result["rows"]:
+    for row in result.rows:
         total.update({k: v for k, v in row.items() if isinstance(v, int)})
     return total
 
@@ -229,28 +233,27 @@ def test_jsonl_always_keeps_its_promise_in_every_crash_state(operation: str, tmp
     total = _totals(result)
     assert total["states"] > 20 and total["violations"] == 0
     assert total["states_lossy"] == 0  # every acknowledged entry survives every power loss
-    kinds = {row["kind"] for row in result["rows"]}
+    kinds = {row["kind"] for row in result.rows}
     assert {"prefix", "torn", "torn_zero", "zero", "dropped"} <= kinds
     if operation == "compaction_rewrite":  # temp file, fsync, rename, folder fsync: the rename can be undone
-        assert "undone" in kinds and result["info"]["op_kinds"]["rename"] == 1
+        assert "undone" in kinds and result.info["op_kinds"]["rename"] == 1
 
 
 def test_full_json_in_place_loses_the_whole_session_on_a_torn_rewrite(tmp_path: Path) -> None:
     unit = _unit(tmp_path, "full_json_in_place", "append")
     result = explore_unit(unit)
-    torn = [row for row in result["rows"] if row["kind"] == "torn"]
+    torn = [row for row in result.rows if row["kind"] == "torn"]
     assert sum(r["states_unloadable"] for r in torn) == sum(r["states"] for r in torn) > 0
     assert _totals(result)["violations"] == 0  # its promise is none: expected, not a violation
     # Held to a durable store's promise, the same states are violations: the checker sees the failure.
-    recording = record_in_fork({**unit, "root": str(tmp_path / "writer")}, 60)
+    recording = record_in_fork(OperationJob(unit=unit, root=str(tmp_path / "writer")), 60)
     assert recording.log is not None
     exp = Expectation.build("append", "per_append", recording.old, recording.new, recording.intended, 1)
-    store_job = {"session_id": unit["session_id"], "store": unit["store"]}
     torn_specs = [s for s in enumerate_states(recording.log, Limits(4, 4, "t")) if s.kind == "torn"]
     verdicts = set()
     for spec in torn_specs:
         write_image(tmp_path / "state", dict(materialize(recording.log, spec)))
-        result_state = recover_state(store_job, str(tmp_path / "state"), "strict", 10)
+        result_state = recover_state(unit.strategy.store, unit.session_id, str(tmp_path / "state"), "strict", 10)
         verdicts |= set(judge_state(exp, result_state, acked=recording.log.acked_at(spec.point), synced=0,
                                     mode="strict").violations)
         for path in (tmp_path / "state").iterdir():
@@ -269,8 +272,8 @@ def test_sqlite_durable_settings_keep_their_promise_and_delete_full_loses_a_comm
     # folder (synchronous=EXTRA does): a power loss can bring the journal back, and it rolls the
     # acknowledged commit back. So DELETE + FULL promises only what survives a process crash, and
     # the loss is reported, not counted as a broken promise.
-    lost = [e for e in delete["examples"] if e["kind"] == "undone" and "unlink sessions.sqlite3-journal" in e["detail"]]
-    assert lost and not any(e["violation"] for e in delete["examples"])
+    lost = [e for e in delete.examples if e["kind"] == "undone" and "unlink sessions.sqlite3-journal" in e["detail"]]
+    assert lost and not any(e["violation"] for e in delete.examples)
     extra = explore_unit(_unit(tmp_path, "sqlite_delete_extra", "compaction_append", torn_max=2, max_subsets=2,
                                max_states=0))
     assert _totals(extra)["states"] > 0 and _totals(extra)["violations"] == 0
@@ -280,7 +283,8 @@ def test_the_job_writes_its_tables_and_the_section_renders_from_them_alone(tmp_p
     settings = CrashExploreSettings(operations=["append", "compaction_rewrite"], entries=8, appends=1, torn_max=3,
                                     max_subsets=4, max_states=30, modes=["skip"], workers=1, strace=False)
     done: list[int] = []
-    run_crash_explore(["jsonl_always", "full_json_in_place", "sqlite_wal_full"], settings, WorkloadConfig(seed=0),
+    run_crash_explore([load_strategy(n) for n in ("jsonl_always", "full_json_in_place", "sqlite_wal_full")], settings,
+                      WorkloadConfig(seed=0),
                       tmp_path / "run", progress=done.append)
     assert sum(done) == 6
     for name in ("crash_states", "crash_state_examples"):

@@ -16,19 +16,20 @@ import pytest
 from aptmem.entries import encode_line
 from aptmem.fsutil import atomic_write, fsync_dir
 from aptmem.jsonl_store import JsonlStore
-from experiments.crash_job import RECOVERY_SCHEMA, CrashSettings, planned_cases, power_model, read_tables, run_crash
-from experiments.crash_judge import allowed_loss, compare, judge
-from experiments.crash_recover import recover_case
-from experiments.crash_report import crash_section
-from experiments.crash_writer import digest
-from experiments.fs_trace import FileImage, FsModel
-from experiments.power_loss import build_image, splice_middle, wal_state, write_image
-from experiments.workload import WorkloadConfig, generate
+from experiments.core.crashsim.fs_model import FileImage, FsModel
+from experiments.core.crashsim.images import write_image
+from experiments.core.crashsim.judge import allowed_loss, compare, judge
+from experiments.core.crashsim.recovery import RecoveryOutcome, digest, recover_case
+from experiments.core.strategy import load_strategy
+from experiments.measurements.crash.job import RECOVERY_SCHEMA, planned_cases, power_how, read_tables, run_crash
+from experiments.measurements.crash.power_loss import build_image, splice_middle, wal_state
+from experiments.measurements.crash.report import crash_section
+from experiments.measurements.crash.settings import CrashSettings
+from experiments.workloads.synthetic import WorkloadConfig, generate
 
 SID = "5c1d7a4e-3b2f-4e6a-8d9c-0a1b2c3d4e5f"
-NAMES = ["jsonl_always", "full_json_in_place"]
+NAMES = [load_strategy("jsonl_always"), load_strategy("full_json_in_place")]
 SMALL = CrashSettings(kills=2, compaction_kills=1, images=1)
-JSONL_JOB = {"session_id": SID, "store": {"target": "aptmem.jsonl_store.JsonlStore", "kwargs": {"sync": "none", "recovery": "skip"}}}
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def test_schema_and_row_counts(table: pl.DataFrame, run_dir: Path) -> None:
     assert (run_dir / "recovery.csv").exists()
     _, notes = read_tables(run_dir)
     assert notes["commit"] and notes["machine"] and notes["settings"]["kills"] == 2
-    assert set(notes["strategies"]) == set(NAMES)
+    assert set(notes["strategies"]) == {s.name for s in NAMES}
 
 
 def test_jsonl_always_keeps_its_promise(table: pl.DataFrame) -> None:
@@ -99,8 +100,8 @@ def test_section_renders_from_stored_tables_alone(run_dir: Path, tmp_path: Path)
         shutil.copy(run_dir / name, copy / name)
     text = crash_section(copy)
     assert text is not None and text.startswith("## Crash recovery")
-    for heading in ("By crash kind and durability class", "JSONL power-loss images by recovery mode",
-                    "SQLite: what was modelled", "Violations"):
+    for heading in ("By crash kind and durability class", "jsonl power-loss images by recovery mode",
+                    "What was modelled, not traced", "Violations"):
         assert heading in text
     assert "full_json_in_place" in text and "jsonl_always" in text
     assert (copy / "figures" / "recovery_outcomes.png").stat().st_size > 10_000
@@ -115,9 +116,8 @@ def _lines(n: int) -> tuple[list[str], list[bytes]]:
     return [digest(e) for e in entries], [encode_line(e) for e in entries]
 
 
-def _recover(root: Path, mode: str = "skip") -> dict:  # type: ignore[type-arg]
-    job = {**JSONL_JOB, "store": {**JSONL_JOB["store"], "kwargs": {"sync": "none", "recovery": mode}}}
-    return recover_case(job, str(root), mode)
+def _recover(root: Path, mode: str = "skip") -> RecoveryOutcome:
+    return recover_case(load_strategy("jsonl_none").in_mode(mode), SID, str(root), mode)
 
 
 @pytest.mark.parametrize("synced", [0, 4, 9])
@@ -127,13 +127,13 @@ def test_drop_loses_exactly_the_unsynced_tail(synced: int, tmp_path: Path) -> No
     files = {log: FileImage(current=b"".join(lines), durable=b"".join(lines[:synced]))}
     write_image(tmp_path / "drop", build_image(files, "drop", random.Random(1), target=log))
     outcome = _recover(tmp_path / "drop")
-    assert outcome["loadable"] and outcome["recovered"] == digests[:synced]
-    assert compare(digests, 12, outcome["recovered"]) == (12 - synced, 0)
+    assert outcome.loadable and outcome.recovered == digests[:synced]
+    assert compare(digests, 12, outcome.recovered) == (12 - synced, 0)
     for damage in ("torn", "zero"):  # part of the tail may survive, never less than the synced part
         write_image(tmp_path / damage, build_image(files, damage, random.Random(2), target=log))
         got = _recover(tmp_path / damage)
-        assert got["loadable"] and got["recovered"] == digests[: len(got["recovered"])]
-        assert synced <= len(got["recovered"]) < 12
+        assert got.loadable and got.recovered == digests[: len(got.recovered)]
+        assert synced <= len(got.recovered) < 12
 
 
 def test_jsonl_sync_none_traced_loses_what_followed_the_last_sync(tmp_path: Path) -> None:
@@ -162,8 +162,8 @@ def test_jsonl_sync_none_traced_loses_what_followed_the_last_sync(tmp_path: Path
     assert log.current is not None and log.durable == log.current[: len(log.durable or b"")]
     write_image(tmp_path / "image", build_image(files, "drop", random.Random(0), target=f"{SID}.jsonl"))
     outcome = _recover(tmp_path / "image")
-    assert outcome["recovered"] == digests[:5]
-    verdict = judge(intended=digests, acked=8, recovered=outcome["recovered"], loadable=True, live_ok=True,
+    assert outcome.recovered == digests[:5]
+    verdict = judge(intended=digests, acked=8, recovered=outcome.recovered, loadable=True, live_ok=True,
                     durability="process", crash_kind="power_loss", damage="drop", mode="skip", modes_offered=4,
                     unsynced_acked=3)
     assert (verdict.lost, verdict.allowed_loss, verdict.violation) == (3, None, False)
@@ -222,11 +222,13 @@ def test_promises() -> None:
     assert judge(recovered=["a", "z"], loadable=True, durability="none", mode="strict", **common).violation
 
 
-def test_power_models_and_settings() -> None:
-    assert power_model("jsonl", {})["model"] == "trace"
-    assert power_model("sqlite", {"journal_mode": "WAL", "synchronous": "FULL"})["region"] == "last_commit"
-    assert "caveat" in power_model("sqlite", {"journal_mode": "WAL", "synchronous": "OFF"})
-    assert power_model("sqlite", {"journal_mode": "DELETE", "synchronous": "OFF"})["model"] == "none"
+def test_power_models_are_the_strategies_own_and_settings_are_checked() -> None:
+    assert load_strategy("jsonl_none").power_loss.model == "trace" and load_strategy("jsonl_none").power_loss.lines
+    assert load_strategy("sqlite_wal_full").power_loss.region == "last_commit"
+    assert load_strategy("sqlite_wal_off").power_loss.caveat
+    assert load_strategy("sqlite_delete_off").power_loss.model == "none"
+    assert power_how(load_strategy("full_json_atomic").power_loss).startswith("the writer's os.open")  # the trace model's words
+    assert power_how(load_strategy("sqlite_delete_off").power_loss) == load_strategy("sqlite_delete_off").power_loss.reason
     for bad in ({"damages": ["melted"]}, {"modes": ["lenient"]}, {"kills": -1}, {"persist": "rewrite"}):
         with pytest.raises(ValueError):
             CrashSettings(**bad)  # type: ignore[arg-type]

@@ -53,7 +53,7 @@ def test_original_design_lines_decode_as_written() -> None:
 
 def test_extra_fields_on_known_types_are_allowed() -> None:
     entry = decode_line(b'{"type":"assistant","content":"ok","ts":5,"thinking":"hmm","tokens":{"in":3}}')
-    assert entry == Assistant(content="ok", ts=5)
+    assert entry == Assistant(content="ok", ts=5, thinking="hmm")  # thinking is a field now; tokens is not
 
 
 def test_compaction_marker_reads_as_compaction_and_keeps_its_name() -> None:

@@ -17,7 +17,7 @@ def experiments(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_run_writes_tables_figure_and_report_and_report_rebuilds_it(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    done = experiments("run", "measure=[write_cost]", "write_cost.entries=60", "write_cost.full_json_entries=20", "write_cost.early=[1,20]",
+    done = experiments("run", "measure=[write_cost]", "write_cost.entries=60", "write_cost.quadratic_entries=20", "write_cost.early=[1,20]",
                        "write_cost.late_size=20", "strategy=[jsonl_none,sqlite_wal_off,full_json_atomic]",
                        "progress=false", f"hydra.run.dir={run_dir}")
     assert done.returncode == 0, done.stderr
@@ -42,7 +42,7 @@ def test_run_writes_tables_figure_and_report_and_report_rebuilds_it(tmp_path: Pa
 
 TINY = [
     "strategy=[jsonl_always,sqlite_wal_full,full_json_atomic]",
-    "write_cost.entries=60", "write_cost.full_json_entries=20", "write_cost.early=[1,20]", "write_cost.late_size=20",
+    "write_cost.entries=60", "write_cost.quadratic_entries=20", "write_cost.early=[1,20]", "write_cost.late_size=20",
     "memory.sizes_mb=[0.2]", "memory.repeats=1", "memory.trace=false", "memory.strategies=[]",
     "crash.kills=1", "crash.compaction_kills=1", "crash.images=1", "crash.entries=40", "crash.damages=[torn,drop]",
     "crash.modes=[skip]",

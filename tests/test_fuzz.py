@@ -1,6 +1,6 @@
 """The fuzzer in CI: a short seeded run that must find nothing, the bugs it found, and the memory bound.
 
-The short run is the fuzz job itself (:mod:`experiments.fuzz_job`) at a small size: every target,
+The short run is the fuzz job itself (:mod:`experiments.measurements.fuzz.job`) at a small size: every target,
 every input kind and mutation, the seed in every failure message. The regression tests pin the
 findings of the full runs, each with the input that showed it. The memory tests read a sparse
 file of one line far longer than the cap, in a fresh process measuring its own peak RSS.
@@ -19,10 +19,11 @@ from aptmem.entries import User, encode_line
 from aptmem.recovery import LogScan
 from aptmem.store import select_live
 from aptmem.tailscan import read_live_tail
-from experiments.fuzz_job import FuzzSettings, read_tables, run_fuzz
-from experiments.fuzz_memory import READERS, effective_cap, make_big_line, measure_reader, memory_bound
-from experiments.fuzz_report import fuzz_section
-from experiments.metrics import collect_metrics
+from experiments.measurements.fuzz.job import read_tables, run_fuzz
+from experiments.measurements.fuzz.settings import FuzzSettings
+from experiments.measurements.fuzz.big_line import READERS, effective_cap, make_big_line, measure_reader, memory_bound
+from experiments.measurements.fuzz.report import fuzz_section
+from experiments.gate.metrics import collect_metrics
 
 SEED = 20240611
 MiB = 1024 * 1024
@@ -63,7 +64,7 @@ def test_a_short_seeded_fuzz_run_finds_nothing(tmp_path: Path) -> None:
 
 def test_a_finding_is_saved_with_its_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An exception the library does not own is a finding: counted, and its input saved to reproduce it."""
-    import experiments.fuzz_targets as targets
+    import experiments.measurements.fuzz.targets as targets
 
     def broken(data: bytes, work: Path, ctx: object) -> targets.Outcome:
         out = targets.Outcome()
@@ -91,7 +92,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 def test_the_import_target_passes_a_damaged_real_transcript(tmp_path: Path) -> None:
     """A real transcript with a garbage line and a converter-refused line: damage reported, nothing lost."""
-    from experiments.fuzz_targets import TARGETS, TargetContext
+    from experiments.measurements.fuzz.targets import TARGETS, TargetContext
 
     lines = (REAL / "claude-code-short.jsonl").read_bytes().splitlines(keepends=True)
     data = b"".join([*lines[:3], b"not json\n", b'{"type":"user","uuid":"x"}\n', *lines[3:], b'{"type":"assis'])
@@ -106,7 +107,7 @@ def test_an_import_keeps_a_line_glued_onto_a_lost_writes_nul_bytes(tmp_path: Pat
     """NUL bytes with no line end, then an intact line: the NULs are damage, the line is imported."""
     from aptmem.importers.base import LOST_WRITE
     from aptmem.importers.scan import TranscriptScan
-    from experiments.fuzz_targets import TARGETS, TargetContext
+    from experiments.measurements.fuzz.targets import TARGETS, TargetContext
 
     lines = (REAL / "claude-code-tool_heavy.jsonl").read_bytes().splitlines(keepends=True)
     clean, damaged = tmp_path / "clean.jsonl", tmp_path / "damaged.jsonl"
@@ -126,7 +127,7 @@ def test_an_import_keeps_a_line_glued_onto_a_lost_writes_nul_bytes(tmp_path: Pat
 def test_the_import_target_catches_an_importer_that_drops_good_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The oracle can fail: a reader that calls every 'assistant' line damaged loses good lines."""
     import aptmem.importers.base as base
-    from experiments.fuzz_targets import TARGETS, TargetContext
+    from experiments.measurements.fuzz.targets import TARGETS, TargetContext
 
     decode = base._decode
 
@@ -147,7 +148,7 @@ def test_retype_value_keeps_the_line_json_and_changes_it() -> None:
     """The structure-aware mutation yields valid JSON lines whose fields changed type or went missing."""
     import random
 
-    from experiments.fuzz_inputs import mutate
+    from experiments.measurements.fuzz.inputs import mutate
 
     line = (REAL / "pi-large-session.jsonl").read_bytes().splitlines(keepends=True)[1]
     changed = 0

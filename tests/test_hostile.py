@@ -1,6 +1,6 @@
 """Hostile input: clear errors, and nothing stored lost. One regression test per fix, and the whole harness.
 
-The harness (:mod:`experiments.hostile_job`) tries every case through the library and the commands;
+The harness (:mod:`experiments.measurements.hostile.job`) tries every case through the library and the commands;
 the tests below pin each behaviour that needed a fix, so a regression names itself.
 """
 
@@ -25,10 +25,10 @@ from aptmem.fsutil import ensure_root
 from aptmem.jsonl_store import JsonlStore
 from aptmem.locking import SessionLock
 from aptmem.working_memory import WorkingMemory
-from experiments.hostile_cases import main_in_process, unwritable
-from experiments.hostile_job import run_hostile
-from experiments.hostile_report import hostile_section
-from experiments.metrics import collect_metrics
+from experiments.measurements.hostile.cases import main_in_process, unwritable
+from experiments.measurements.hostile.job import run_hostile
+from experiments.measurements.hostile.report import hostile_section
+from experiments.gate.metrics import collect_metrics
 
 SID = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +145,7 @@ def test_a_user_who_may_not_write_the_folder_gets_a_clear_error() -> None:
                                       "compact_fsync_eio", "sidecar_fsync_eio", "sidecar_big_int_raised_limit",
                                       "entry_big_int_raised_limit"])
 def test_process_wide_hazards_are_refused_and_lose_nothing(tmp_path: Path, scenario: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "experiments.hostile_child", scenario, str(tmp_path)],
+    done = subprocess.run([sys.executable, "-m", "experiments.measurements.hostile.child", scenario, str(tmp_path)],
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])

@@ -22,17 +22,17 @@ FIXTURES = ROOT / "tests" / "fixtures" / "real"
 #: file -> (source lines, entries, by type, metadata kinds, skipped, replies, merged, continued, requests with usage)
 EXPECTED = {
     "claude-code-short.jsonl": (
-        15, 11, {"metadata": 4, "user": 2, "assistant": 1, "tool_call": 2, "tool_result": 2},
-        {"session": 1, "thinking": 1, "system": 2},
+        15, 10, {"metadata": 3, "user": 2, "assistant": 1, "tool_call": 2, "tool_result": 2},
+        {"session": 1, "system": 2},
         {"file-history-snapshot": 1, "progress:hook_progress": 3, "empty text block": 1}, 1, 4, 0, 1),
     "claude-code-tool_heavy.jsonl": (
-        39, 27, {"metadata": 4, "user": 7, "assistant": 4, "tool_call": 6, "tool_result": 6},
-        {"session": 1, "system": 2, "thinking": 1},
+        39, 26, {"metadata": 3, "user": 7, "assistant": 4, "tool_call": 6, "tool_result": 6},
+        {"session": 1, "system": 2},
         {"file-history-snapshot": 3, "progress:hook_progress": 10, "queue-operation": 2, "empty text block": 1},
         4, 4, 1, 4),
     "claude-code-subagent.jsonl": (
-        96, 73, {"metadata": 25, "user": 4, "assistant": 12, "tool_call": 16, "tool_result": 16},
-        {"session": 1, "thinking": 4, "subagent": 19, "system": 1},
+        96, 69, {"metadata": 21, "user": 4, "assistant": 12, "tool_call": 16, "tool_result": 16},
+        {"session": 1, "subagent": 19, "system": 1},
         {"file-history-snapshot": 3, "progress:hook_progress": 25, "empty text block": 1}, 12, 15, 1, 12),
 }
 
@@ -68,18 +68,17 @@ def test_fixture_counts_are_exact(name: str) -> None:
     assert sum(report.line_types.values()) == lines
 
 
-def test_a_reply_over_several_lines_is_one_assistant_then_its_thinking_and_tool_calls() -> None:
+def test_a_reply_over_several_lines_is_one_assistant_with_its_thinking_then_its_tool_calls() -> None:
     entries, _ = scan(FIXTURES / "claude-code-short.jsonl")
-    kinds = [type(e).__name__ for e in entries[:9]]
-    assert kinds == ["Metadata", "User", "Assistant", "Metadata", "ToolCall", "ToolCall", "ToolResult", "ToolResult", "User"]
+    kinds = [type(e).__name__ for e in entries[:8]]
+    assert kinds == ["Metadata", "User", "Assistant", "ToolCall", "ToolCall", "ToolResult", "ToolResult", "User"]
     reply = entries[2]
     assert isinstance(reply, Assistant) and reply.id == "1b7d717f-d6a2-46a6-8575-fa4f937450ea"  # the reply's first line
     assert reply.content == "Let me check the project structure and try running the server to see the error."
     assert reply.model == "claude-opus-4-6"
     assert reply.usage == {"input_tokens": 3, "cache_creation_input_tokens": 13835, "cache_read_input_tokens": 11515,
                            "output_tokens": 13}
-    assert isinstance(entries[3], Metadata) and entries[3].kind == "thinking"
-    assert entries[3].data["text"].startswith("The user is having trouble starting their Phoenix server")
+    assert reply.thinking.startswith("The user is having trouble starting their Phoenix server")
     calls = [e for e in entries if isinstance(e, ToolCall)]
     results = [e for e in entries if isinstance(e, ToolResult)]
     assert [c.id for c in calls] == ["toolu_0116Hyi5v8ut7Ffb7d8qV1Sc", "toolu_01FdQ8qTyVyZjE3Kw4dguQGx"]
@@ -134,7 +133,7 @@ def test_torn_tail_is_imported_as_far_as_good_and_reported(tmp_path: Path) -> No
     path.write_bytes(data[: last + 40])  # the last line cut after 40 bytes
     entries, report = scan(path)
     assert report.torn_tail_line == 15 and report.torn_tail_bytes == 40 and report.damaged_lines == []
-    assert report.damaged and report.entries == len(entries) == 10  # the last system line is gone
+    assert report.damaged and report.entries == len(entries) == 9  # the last system line is gone
     assert report.damage_reasons[0].startswith("line 15: torn write")
 
 
@@ -145,7 +144,7 @@ def test_a_garbage_line_in_the_middle_is_skipped_and_everything_after_it_kept(tm
     entries, report = scan(path)
     assert report.damaged_lines == [8, 9] and report.torn_tail_line is None
     assert "not valid JSON" in report.damage_reasons[0] and "not a JSON object" in report.damage_reasons[1]
-    assert report.entries == len(entries) == 11  # nothing good was lost
+    assert report.entries == len(entries) == 10  # nothing good was lost
     assert report.merged_lines == 4  # the reply's lines around the garbage still merge
 
 
@@ -155,8 +154,9 @@ def test_a_truncated_multi_line_reply_keeps_what_was_written(tmp_path: Path) -> 
     path.write_bytes(b"".join(lines[:7]) + lines[7][:100])  # text and thinking written, the tool_use line torn
     entries, report = scan(path)
     assert report.torn_tail_line == 8 and report.replies == 1 and report.merged_lines == 2
-    assert [type(e).__name__ for e in entries] == ["Metadata", "User", "Assistant", "Metadata"]
+    assert [type(e).__name__ for e in entries] == ["Metadata", "User", "Assistant"]
     assert entries[2].content.startswith("Let me check") and entries[2].usage["input_tokens"] == 3
+    assert entries[2].thinking.startswith("The user is having trouble")
 
 
 def test_an_invalid_claude_code_line_is_damage_not_a_crash(tmp_path: Path) -> None:
@@ -188,7 +188,7 @@ def test_import_session_writes_a_session_that_reads_back_the_same_entries(tmp_pa
     report = import_session("claude-code", src, tmp_path)
     with JsonlStore(tmp_path) as store:
         assert list(store.iter_entries(report.session_id)) == scan(src)[0]
-        assert store.stats(report.session_id).entries == report.entries == 73
+        assert store.stats(report.session_id).entries == report.entries == 69
     meta = WorkingMemory(tmp_path, report.session_id).load()
     assert meta.model == "claude-opus-4-6" and meta.title == "imported from claude-code: claude-code-subagent.jsonl"
     assert report.source_session_id == "491e126e-1e71-469c-ade2-fcc8af567c74"
@@ -199,7 +199,7 @@ def test_command_line_import_json_and_exit_codes(tmp_path: Path) -> None:
                   "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert (out["entries"], out["damaged"]) == (27, False)
+    assert (out["entries"], out["damaged"]) == (26, False)
     assert out["skipped"] == {"file-history-snapshot": 3, "progress:hook_progress": 10, "queue-operation": 2,
                               "empty text block": 1}
     assert Path(out["path"]).exists() and out["session_id"] in out["path"]
@@ -208,7 +208,7 @@ def test_command_line_import_json_and_exit_codes(tmp_path: Path) -> None:
     done = aptmem("import", "--from", "auto", str(torn), str(tmp_path / "s"), "--json")
     assert done.returncode == 1, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["damaged"] and out["torn_tail_line"] == 39 and out["entries"] == 26
+    assert out["damaged"] and out["torn_tail_line"] == 39 and out["entries"] == 25
     done = aptmem("import", "--from", "claude-code", str(FIXTURES / "pi-large-session.jsonl"), str(tmp_path / "t"))
     assert done.returncode == 2 and "not a claude-code transcript" in done.stderr
     assert not (tmp_path / "t").exists()
@@ -221,3 +221,21 @@ def test_importing_the_importers_stays_light() -> None:
             "if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("name", "entries", "replies", "thinking", "pre_tokens"), [
+    ("claude-code-compacted-auto.jsonl", 517, 139, 14, 170_251),
+    ("claude-code-compacted-manual.jsonl", 739, 217, 6, 142_431),
+])
+def test_real_sessions_with_a_compaction_import_their_thinking_and_their_compaction(
+        name: str, entries: int, replies: int, thinking: int, pre_tokens: int) -> None:
+    imported, report = scan(FIXTURES / name)
+    assert (report.entries, report.replies, report.requests_with_usage, report.compactions) == (entries, replies, replies, 1)
+    assert not report.damaged and "thinking" not in report.metadata
+    thoughts = [e for e in imported if isinstance(e, Assistant) and e.thinking]
+    assert len(thoughts) == thinking and all(e.thinking.strip() for e in thoughts)
+    (compaction,) = [e for e in imported if isinstance(e, Compaction)]
+    assert compaction.tokens_before == pre_tokens and compaction.first_kept is None
+    assert compaction.summary.startswith("This session is being continued from a previous conversation")
+    boundary = imported[imported.index(compaction) - 1]
+    assert isinstance(boundary, Metadata) and boundary.kind == "compact_boundary"

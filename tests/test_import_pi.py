@@ -34,11 +34,14 @@ def imported() -> tuple[list, object]:
 
 def test_fixture_counts_are_exact(imported: tuple[list, object]) -> None:
     entries, report = imported
-    assert (report.lines, report.good_lines, report.entries, len(entries)) == (1019, 1019, 1433, 1433)
+    assert (report.lines, report.good_lines, report.entries, len(entries)) == (1019, 1019, 1432, 1432)
     assert report.line_types == {"session": 1, "message:user": 88, "message:assistant": 453, "model_change": 1,
                                  "message:toolResult": 373, "thinking_level_change": 103}
-    assert report.by_type == {"metadata": 128, "user": 88, "assistant": 453, "tool_call": 391, "tool_result": 373}
-    assert report.metadata == {"session": 1, "stop": 22, "model_change": 1, "thinking_level_change": 103, "thinking": 1}
+    assert report.by_type == {"metadata": 127, "user": 88, "assistant": 453, "tool_call": 391, "tool_result": 373}
+    assert report.metadata == {"session": 1, "stop": 22, "model_change": 1, "thinking_level_change": 103}
+    # The one thinking block is on its reply, where a context counts it.
+    (thought,) = [e for e in entries if isinstance(e, Assistant) and e.thinking]
+    assert thought.thinking.startswith("The user wants me to use the thinking feature")
     assert report.skipped == {}
     assert (report.replies, report.requests_with_usage, report.requests_without_usage, report.compactions) == (453, 439, 14, 0)
     assert report.source_session_id == "d703a1a9-1b7b-4fb1-b512-c9738b1fe617"
@@ -93,12 +96,12 @@ def test_newer_files_keep_their_ids_and_compactions(tmp_path: Path) -> None:
     scan = iter_entries("auto", _write(tmp_path / "new.jsonl", NEWER))
     entries = list(scan)
     kinds = [(type(e).__name__, getattr(e, "kind", None)) for e in entries]
-    assert kinds == [("Metadata", "session"), ("User", None), ("Assistant", None), ("Metadata", "thinking"),
-                     ("Compaction", None), ("Metadata", "message:bashExecution"), ("Metadata", "label"),
-                     ("Metadata", "unknown:something_new")]
-    user, reply, compaction = entries[1], entries[2], entries[4]
+    assert kinds == [("Metadata", "session"), ("User", None), ("Assistant", None), ("Compaction", None), ("User", None),
+                     ("Metadata", "label"), ("Metadata", "unknown:something_new")]
+    user, reply, compaction, bash = entries[1], entries[2], entries[3], entries[4]
     assert (user.id, user.content, user.ts) == ("a1b2c3d4", "hello\n[image]", 1767225601000)
-    assert (reply.id, reply.content, reply.usage["totalTokens"]) == ("b2c3d4e5", "hi", 117)
+    assert (reply.id, reply.content, reply.thinking, reply.usage["totalTokens"]) == ("b2c3d4e5", "hi", "hm", 117)
+    assert (bash.id, bash.content) == ("d4e5f6a7", "Ran `ls`\n```\na\n```")  # the user text pi sends for it
     assert isinstance(compaction, Compaction)
     assert (compaction.id, compaction.first_kept, compaction.tokens_before, compaction.summary) == (
         "c3d4e5f6", "b2c3d4e5", 150000, "the story so far")
@@ -115,10 +118,10 @@ def test_damaged_copies_import_as_far_as_good(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_bytes(b"".join(lines[:50] + [b'{"type": "message", "message": {"role": "user", "cont\n'] + lines[50:]))
     scan = iter_entries("pi", garbage)
-    assert len(list(scan)) == 1433 and scan.report.damaged_lines == [51]
+    assert len(list(scan)) == 1432 and scan.report.damaged_lines == [51]
     with pytest.raises(CorruptTranscriptError, match="garbage.jsonl:51"):
         list(iter_entries("pi", garbage, strict=True))
-    assert len(entries) < 1433
+    assert len(entries) < 1432
 
 
 def test_not_a_pi_transcript(tmp_path: Path) -> None:
@@ -141,5 +144,110 @@ def test_an_orphan_tool_call_does_not_glue_the_rest_of_the_session_into_one_turn
         session = Session(store, new_session_id(), policy=CompactionPolicy(window=32_000),
                           estimator=get_estimator("medium"), confirm=get_estimator("precise"))
         report, _ = replay(entries, session)
-    assert (report.compactions, report.split_tool_pairs) == (7, 0)
+    assert (report.compactions, report.split_tool_pairs) == (8, 0)  # counted as rendered (ids and framing) since the provider renderings
     assert report.max_occupancy < 0.8
+
+
+def _v1_with_compactions(path: Path, at: tuple[int, ...], keep_chars: int = 80_000, garbage_before: int | None = None) -> list[int]:
+    """The real v1 fixture with a pi compaction line inserted after each line number in ``at``.
+
+    Each compaction names its first kept entry by ``firstKeptEntryIndex`` as pi v1 did: walking back
+    from the compaction over the message lines until about ``keep_chars`` characters (pi keeps
+    20,000 tokens at 4 characters each) and cutting at a user or assistant message. Returns the
+    indexes it named (over the written file's JSON lines, the header as 0).
+    """
+    source = [json.loads(line) for line in PI.read_text(encoding="utf-8").splitlines()]
+    out: list[dict] = []
+    named: list[int] = []
+    for number, obj in enumerate(source, start=1):
+        out.append(obj)
+        if number in at:
+            size, cut = 0, len(out) - 1
+            while cut > 1 and size < keep_chars:
+                cut -= 1
+                size += len(json.dumps(out[cut].get("message", {}).get("content", "")))
+            while out[cut].get("message", {}).get("role") not in ("user", "assistant"):
+                cut += 1
+            named.append(cut)
+            out.append({"type": "compaction", "timestamp": obj["timestamp"], "summary": f"summary {len(named)}",
+                        "firstKeptEntryIndex": cut, "tokensBefore": 100_000})
+    lines = [json.dumps(o) for o in out]
+    if garbage_before is not None:  # a damaged line: pi skips it, so the index counts only good lines
+        lines.insert(garbage_before, '{"type": "message", "mess')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return named
+
+
+def test_a_v1_compaction_names_its_first_kept_entry_by_index(tmp_path: Path) -> None:
+    named = _v1_with_compactions(tmp_path / "v1.jsonl", at=(400, 800))
+    scan = iter_entries("pi", tmp_path / "v1.jsonl")
+    entries = list(scan)
+    compactions = [e for e in entries if isinstance(e, Compaction)]
+    assert len(compactions) == 2 and scan.report.compactions == 2 and scan.report.notes == []
+    # No line has an id (v1): the kept entry is the one made from the named line (line number = index + 1).
+    assert [c.first_kept for c in compactions] == [f"pi-{index + 1}" for index in named]
+    first = next(e for e in entries if e.id == compactions[0].first_kept)
+    assert isinstance(first, (User, Assistant))
+
+
+def test_a_v1_index_counts_good_lines_only(tmp_path: Path) -> None:
+    named = _v1_with_compactions(tmp_path / "v1.jsonl", at=(400,), garbage_before=100)
+    scan = iter_entries("pi", tmp_path / "v1.jsonl")
+    (compaction,) = [e for e in scan if isinstance(e, Compaction)]
+    assert scan.report.damaged_lines == [101]
+    # The named line moved one physical line down, behind the damaged one; it is still the one kept.
+    assert compaction.first_kept == f"pi-{named[0] + 2}"
+
+
+def test_a_pi_session_with_compactions_keeps_its_kept_entries_live_after_import(tmp_path: Path) -> None:
+    from aptmem.importers import import_session
+    from aptmem.tokens import count_entries
+
+    _v1_with_compactions(tmp_path / "v1.jsonl", at=(400, 800))
+    report = import_session("pi", tmp_path / "v1.jsonl", tmp_path / "sessions")
+    entries = list(iter_entries("pi", tmp_path / "v1.jsonl"))
+    latest = max(i for i, e in enumerate(entries) if isinstance(e, Compaction))
+    start = next(i for i, e in enumerate(entries) if e.id == entries[latest].first_kept)
+    expected = [entries[latest], *entries[start:latest], *entries[latest + 1 :]]
+    with JsonlStore(tmp_path / "sessions") as store:
+        live = store.read_live(report.session_id)
+        assert live == expected
+        precise = get_estimator("precise")
+        kept = count_entries(precise, entries[start:latest])
+        assert kept > 15_000  # about pi's 20,000 tokens of kept messages, live again
+        session = Session(store, report.session_id, policy=CompactionPolicy(window=200_000), estimator=precise)
+        assert session.tokens() == count_entries(precise, live)
+
+
+def test_an_out_of_range_v1_index_keeps_only_what_follows(tmp_path: Path) -> None:
+    lines = [{"type": "session", "id": "s", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"},
+             {"type": "message", "timestamp": "2025-01-01T00:00:01Z", "message": {"role": "user", "content": "a"}},
+             {"type": "compaction", "timestamp": "2025-01-01T00:00:02Z", "summary": "s", "firstKeptEntryIndex": 7,
+              "tokensBefore": 3},
+             {"type": "compaction", "timestamp": "2025-01-01T00:00:03Z", "summary": "s", "firstKeptEntryIndex": 0,
+              "tokensBefore": 3}]
+    scan = iter_entries("pi", _write(tmp_path / "bad.jsonl", lines))
+    assert [c.first_kept for c in scan if isinstance(c, Compaction)] == [None, None]
+    assert len(scan.report.notes) == 2 and "firstKeptEntryIndex 7" in scan.report.notes[0]
+
+
+@pytest.mark.parametrize(("message", "text"), [
+    ({"command": "make", "output": "", "exitCode": 2}, "Ran `make`\n(no output)\n\nCommand exited with code 2"),
+    ({"command": "sleep 9", "output": "z", "cancelled": True, "exitCode": 130}, "Ran `sleep 9`\n```\nz\n```\n\n(command cancelled)"),
+    ({"command": "cat big", "output": "x", "exitCode": 0, "truncated": True, "fullOutputPath": "/tmp/o"},
+     "Ran `cat big`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o]"),
+])
+def test_bash_executions_are_the_user_text_pi_sends(tmp_path: Path, message: dict, text: str) -> None:
+    lines = [{"type": "session", "id": "s", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"},
+             {"type": "message", "timestamp": "2025-01-01T00:00:01Z", "message": {"role": "bashExecution", **message}},
+             {"type": "message", "timestamp": "2025-01-01T00:00:02Z",
+              "message": {"role": "bashExecution", "command": "secret", "output": "x", "excludeFromContext": True}},
+             {"type": "message", "timestamp": "2025-01-01T00:00:03Z",
+              "message": {"role": "hookMessage", "customType": "t", "content": "from a hook", "display": False}},
+             {"type": "custom_message", "timestamp": "2025-01-01T00:00:04Z", "customType": "t",
+              "content": [{"type": "text", "text": "from an extension"}], "display": True}]
+    _, bash, hidden, hook, custom = list(iter_entries("pi", _write(tmp_path / "bash.jsonl", lines)))
+    assert isinstance(bash, User) and bash.content == text
+    assert isinstance(hidden, Metadata) and hidden.kind == "message:bashExecution"  # `!!`: never sent
+    assert isinstance(hook, User) and hook.content == "from a hook"
+    assert isinstance(custom, User) and custom.content == "from an extension"

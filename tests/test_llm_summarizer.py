@@ -28,7 +28,7 @@ from aptmem.errors import SummarizerError
 from aptmem.jsonl_store import JsonlStore
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
-from experiments.workload import generate
+from experiments.workloads.synthetic import generate
 
 SID = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"
 

@@ -13,18 +13,20 @@ import polars as pl
 import pytest
 
 from aptmem.store import select_live
-from experiments.memory_job import MEMORY_SCHEMA, OPS, MemorySettings, _check, planned_measurements, read_tables, run_memory
-from experiments.memory_report import memory_section, memory_summary
-from experiments.report import build_report
-from experiments.resume_file import ResumeSession
-from experiments.store_child import StoreResult, StoreSpec, run
-from experiments.strategy_configs import build_store
-from experiments.workload import WorkloadConfig
+from experiments.core.strategy import build_store, load_strategy
+from experiments.measurements.memory.job import MEMORY_SCHEMA, OPS, _check, planned_measurements, read_tables, run_memory
+from experiments.measurements.memory.report import memory_section, memory_summary
+from experiments.measurements.memory.settings import MemorySettings
+from experiments.measurements.memory.store_child import ReadJob, StoreResult, run
+from experiments.report.page import build_report
+from experiments.workloads.resume import ResumeSession
+from experiments.workloads.synthetic import WorkloadConfig
 
 NAMES = ["jsonl_none", "sqlite_wal_normal", "full_json_atomic"]
+SPECS = [load_strategy(name) for name in NAMES]
 SIZES = [0.2, 0.5]
 # full_json only at 0.2 MB: the cap is part of what is tested.
-SETTINGS = MemorySettings(sizes_mb=SIZES, repeats=1, trace=True, keep_turns=2, tail_entries=5, full_json_max_mb=0.3)
+SETTINGS = MemorySettings(sizes_mb=SIZES, repeats=1, trace=True, keep_turns=2, tail_entries=5, whole_read_max_mb=0.3)
 SEED = 11
 
 
@@ -33,7 +35,7 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pl.DataFrame, i
     """One run of the job on tiny sessions: (run folder, memory table, progress calls)."""
     out = tmp_path_factory.mktemp("memory-run")
     calls: list[int] = []
-    tables = run_memory(NAMES, SETTINGS, WorkloadConfig(seed=SEED), out, progress=calls.append)
+    tables = run_memory(SPECS, SETTINGS, WorkloadConfig(seed=SEED), out, progress=calls.append)
     return out, tables["memory"], sum(calls)
 
 
@@ -47,7 +49,7 @@ def test_table_schema_and_exact_row_counts(job: tuple[Path, pl.DataFrame, int]) 
     counts = memory.group_by("strategy", "size_mb", "op", "run").len()
     assert counts["len"].to_list() == [1] * counts.height
     # Every child counted once: a verify per cell, then the timed and traced runs.
-    assert progressed == planned_measurements(NAMES, SETTINGS) == cells * (1 + len(OPS) * 2)
+    assert progressed == planned_measurements(SPECS, SETTINGS) == cells * (1 + len(OPS) * 2)
     stored, notes = read_tables(out)
     assert stored["memory"].equals(memory)
     assert pl.read_csv(out / "memory.csv").height == memory.height
@@ -85,12 +87,11 @@ def test_verify_child_checks_read_live_against_select_live(tmp_path: Path) -> No
     source = ResumeSession(150_000, workload=WorkloadConfig(seed=SEED), keep_turns=2, tail_entries=3)
     entries = [entry for entry, _ in source]
     sid = "3f2c9a8e-1b7d-4c6e-9a2b-5d8f0e1c2b3a"
-    store = build_store("sqlite_wal_off", tmp_path)
+    spec = load_strategy("sqlite_wal_off")
+    store = build_store(spec, tmp_path)
     store.replace(sid, entries)
     store.close()
-    spec = StoreSpec(target="strategies.sqlite.SqliteStore", settings={"journal_mode": "WAL", "synchronous": "OFF"},
-                     root=str(tmp_path), session_id=sid)
-    got = run("verify", spec)
+    got = run("verify", ReadJob(store=spec.store, root=str(tmp_path), session_id=sid))
     assert got.verified and got.entries_read == len(entries) == source.info.entries
     assert got.live_entries == len(select_live(entries)) == source.info.live_entries < len(entries)
     # And the parent refuses a child that read something else.
@@ -137,6 +138,6 @@ def test_settings_are_checked() -> None:
         MemorySettings(repeats=0)
     # A subset that names none of the run's strategies measures all of them, not none.
     everything = MemorySettings(sizes_mb=[1.0], repeats=2, trace=False, strategies=["nope"])
-    assert planned_measurements(NAMES, everything) == len(NAMES) * (1 + len(OPS) * 2)
+    assert planned_measurements(SPECS, everything) == len(NAMES) * (1 + len(OPS) * 2)
     only = MemorySettings(sizes_mb=[1.0], repeats=2, trace=False, strategies=["jsonl_none"])
-    assert planned_measurements(NAMES, only) == 1 + len(OPS) * 2
+    assert planned_measurements(SPECS, only) == 1 + len(OPS) * 2

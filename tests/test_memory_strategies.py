@@ -28,7 +28,7 @@ from aptmem.memory.registry import MEMORY_STRATEGIES, memory_names, memory_strat
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
 from aptmem.working_memory import WorkingMemory
-from experiments.workload import generate
+from experiments.workloads.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 OFFLINE = [name for name in memory_names() if name != "llm"]

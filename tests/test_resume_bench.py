@@ -13,8 +13,8 @@ from aptmem.entries import Compaction, decode_line
 from aptmem.recovery import LogScan
 from aptmem.store import select_live
 from aptmem.tailscan import read_live_tail
-from experiments.resume_bench import SAMPLE_SCHEMA, run_child, speedup, summarize_resume
-from experiments.resume_file import build_resume_file
+from experiments.measurements.memory.resume_bench import SAMPLE_SCHEMA, run_child, speedup, summarize_resume
+from experiments.workloads.resume import build_resume_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from aptmem.jsonl_store import JsonlStore
 from aptmem.session import Session
 from aptmem.tokens import count_entries, get_estimator
 from aptmem.working_memory import WorkingMemory
-from experiments.workload import generate
+from experiments.workloads.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 

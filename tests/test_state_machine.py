@@ -38,7 +38,7 @@ from aptmem.entries import Compaction, encode_line
 from aptmem.errors import CorruptLogError
 from aptmem.store import select_live
 from crash_disk import POWER_LOSSES, Disk, scratch_base
-from experiments.strategy_configs import build_store, load_strategy, strategy_names
+from experiments.core.strategy import build_store, load_strategy, strategy_names
 from strategies.json_array import encode_array_into
 
 STRATEGIES = strategy_names()
@@ -48,9 +48,8 @@ CRASHES = ("process", *POWER_LOSSES, "torn_append")
 def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
     """A state machine class bound to one strategy config, its roots under ``base``."""
     cfg = load_strategy(strategy)
-    family = str(cfg.family)
-    wal_full = family == "sqlite" and str(cfg.store.get("journal_mode", "")).upper() == "WAL" \
-        and str(cfg.store.get("synchronous", "")).upper() == "FULL"
+    family = cfg.family
+    wal_full = cfg.power_loss.model == "sqlite_wal" and cfg.power_loss.region == "last_commit"
 
     class StoreMachine(RuleBasedStateMachine):
         """One session of ``strategy`` under append / compact / crash / recover / reopen."""
@@ -62,7 +61,7 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
             self.stores: list[Any] = []
             self.store = self._open()
             caps = self.store.capabilities
-            batch = int(cfg.store.get("batch_size", 1)) if caps.durability == "batch" else 1
+            batch = int(cfg.store.settings.get("batch_size", 1)) if caps.durability == "batch" else 1
             self.model = Model(caps.durability, batch)
             self.modes = caps.recovery_modes
             self.make = EntryMaker()
@@ -70,7 +69,7 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
 
         def _open(self) -> Any:
             """Build a new store of the strategy on the disk's current root."""
-            store = build_store(strategy, self.disk.root)
+            store = build_store(cfg, self.disk.root)
             self.stores.append(store)
             return store
 

@@ -18,8 +18,8 @@ from aptmem.tokens import (MESSAGE_OVERHEAD, ContextTally, Estimator, MediumEsti
 from aptmem.tokens.medium import FEATURES, features
 from aptmem.tokens.medium_constants import decode_constants, load_constants
 from aptmem.tokens.precise_tiktoken import TiktokenEstimator, _get_encoding_offline
-from experiments.token_corpus import TOKEN_KINDS, token_corpus
-from experiments.workload import generate
+from experiments.measurements.tokens.corpus import TOKEN_KINDS, token_corpus
+from experiments.workloads.synthetic import generate
 
 SEED = 2  # neither the calibration seed (0) nor the benchmark's (1)
 
@@ -146,25 +146,36 @@ def test_uncached_hub_name_is_refused_without_network(no_network: list[str], tmp
 
 
 def test_medium_features_of_a_known_string() -> None:
-    # letters, digits, punct, spaces, newlines, han, cjk_other, other_extra_bytes
-    assert features("Hi 12!\n帮，é") == (2, 2, 1, 1, 1, 1, 1, 1)
-    assert features("😀") == (0, 0, 0, 0, 0, 0, 0, 3)
+    named = dict(zip(FEATURES, features("Hi 12!\n帮，é")))
+    assert named == {"letters": 3, "digits_punct": 3, "han": 1, "kana_wide": 1, "hangul": 0, "other_extra_bytes": 1,
+                     "letter_runs": 1, "case_changes": 0, "digit_newline_runs": 2, "punct_runs": 1, "space_runs": 1,
+                     "nonascii_runs": 1}  # an upper-case letter counts twice among the letters
+    runs = dict(zip(FEATURES, features("aGVsbG8 worldFoo  12345\n\nカナ 한국")))
+    assert (runs["letter_runs"], runs["case_changes"], runs["digit_newline_runs"], runs["space_runs"]) == (2, 3, 3, 3)
+    assert (runs["kana_wide"], runs["hangul"], runs["nonascii_runs"]) == (2, 2, 2)
+    assert features("😀")[FEATURES.index("other_extra_bytes")] == 3
     assert features("") == (0,) * len(FEATURES)
 
 
 def test_medium_loads_constants_lazily_and_counts_small_texts() -> None:
     est = MediumEstimator()
     assert est._constants is None  # nothing read at construction
-    assert est.count("") == 0 and est.count("a") == 1 and est.count("x" * 40) >= 5
+    assert est.count("") == 0 and est.count("a") == 1 and est.count("hello world " * 10) >= 15
     assert est._constants is not None and est.tokenizer == "cl100k_base"
 
 
 def test_medium_count_matches_its_formula_on_every_text() -> None:
+    from aptmem.tokens.calibration.corpus import broad_corpus
+
     est = MediumEstimator()
     w = est.constants.vector()
-    for sample in token_corpus(SEED, 20):
-        expected = int(sum(a * b for a, b in zip(w, features(sample.text), strict=True)) + 0.5)
-        assert est.count(sample.text) == max(expected, 1), (sample.kind, sample.index, SEED)
+    long_ascii = "def f(x):\n    return x + 1  # camelCase aGVsbG8\n" * 3000  # over one 64k block: the general path
+    texts = [s.text for s in token_corpus(SEED, 20)] + [s.text for s in broad_corpus(SEED, 5)] + [long_ascii]
+    for index, text in enumerate(texts):
+        expected = int(sum(a * b for a, b in zip(w, features(text), strict=True)) + 0.5)
+        assert est.count(text) == max(expected, 1), (index, SEED)
+    # Counting in 64k blocks loses at most one run per block edge.
+    assert features(long_ascii)[FEATURES.index("letter_runs")] - 3000 * 7 in range(0, 3)
 
 
 @pytest.mark.parametrize("kind", TOKEN_KINDS)
@@ -306,7 +317,7 @@ def test_importing_aptmem_loads_no_tokenizer_library() -> None:
 
 @pytest.mark.slow
 def test_medium_is_ten_times_faster_than_tiktoken() -> None:
-    from experiments.token_accuracy import speed_table, summarize_speed
+    from experiments.measurements.tokens.accuracy import speed_table, summarize_speed
 
     corpus = token_corpus(SEED, 100)
     speed = speed_table([get_estimator("medium"), get_estimator("precise")], corpus, repeats=5)

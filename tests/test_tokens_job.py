@@ -10,8 +10,10 @@ import polars as pl
 import pytest
 from omegaconf import OmegaConf
 
-from experiments.tokens_job import TABLES, TokensSettings, build_estimator, run_tokens
-from experiments.tokens_report import tokens_section
+from experiments.core.estimators import build_estimator
+from experiments.measurements.tokens.job import TABLES, run_tokens
+from experiments.measurements.tokens.settings import TokensSettings
+from experiments.measurements.tokens.report import tokens_section
 
 KINDS = ["english", "chinese", "json"]
 SETTINGS = dict(per_kind=3, kinds=KINDS, repeats=2, growth_entries=20, seed=3,

@@ -3,33 +3,48 @@ the shared fixtures, the report section and its metrics, a missing folder, and e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+import msgspec
 import polars as pl
 import pytest
 
 from aptmem.entries import Compaction, Metadata, User
 from aptmem.store import select_live
-from experiments.compaction_job import CompactionSettings, run_compaction
-from experiments.compaction_report import compaction_section
-from experiments.metrics import collect_metrics
-from experiments.resume_file import ResumeSession
-from experiments.transcripts_job import TABLES, TranscriptsSettings, run_transcripts
-from experiments.transcripts_report import transcripts_section
-from experiments.workloads import TranscriptWorkload, entries_from_spec, workload_entries, workload_name, workload_spec
-from experiments.write_cost_job import WriteCostSettings, run_write_cost
+
+from experiments.core.strategy import load_strategy
+from experiments.gate.metrics import collect_metrics
+from experiments.measurements.compaction.job import run_compaction
+from experiments.measurements.compaction.report import compaction_section
+from experiments.measurements.compaction.settings import CompactionSettings
+from experiments.measurements.transcripts.job import TABLES, run_transcripts
+from experiments.measurements.transcripts.report import transcripts_section
+from experiments.measurements.transcripts.settings import TranscriptsSettings
+from experiments.measurements.write_cost.job import run_write_cost
+from experiments.measurements.write_cost.settings import WriteCostSettings
+from experiments.workloads import WorkloadRequest, workload_entries, workload_name
+from experiments.workloads.resume import ResumeSession
+from experiments.workloads.transcripts import TranscriptWorkload
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "real"
 SMALL = TranscriptsSettings(tiers=["rough:bytes", "medium"], windows=[200_000, 32_000])
 
 
+#: the four fixtures without an agent's compaction, whose counts the tests below know exactly
+FOUR = ("claude-code-short.jsonl", "claude-code-subagent.jsonl", "claude-code-tool_heavy.jsonl", "pi-large-session.jsonl")
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, pl.DataFrame]]:
     out = tmp_path_factory.mktemp("transcripts")
+    four = tmp_path_factory.mktemp("four")
+    for name in FOUR:
+        (four / name).write_bytes((FIXTURES / name).read_bytes())
     steps: list[int] = []
-    tables = run_transcripts(SMALL, out, progress=steps.append)
+    tables = run_transcripts(dataclasses.replace(SMALL, path=str(four)), out, progress=steps.append)
     assert sum(steps) == 4 * (1 + 2)  # per file: the usage, then one replay per window
     return out, tables
 
@@ -51,12 +66,12 @@ def test_tables_hold_exact_counts(run: tuple[Path, dict[str, pl.DataFrame]]) -> 
     replays = tables["transcript_compaction"]
     assert replays.height == 4 * 2 and replays["agent_compactions"].sum() == 0  # no agent compacted in these files
     pi32 = replays.filter((pl.col("session") == "pi-large-session") & (pl.col("window") == 32_000)).row(0, named=True)
-    assert (pi32["aptmem_compactions"], pi32["agent_rule_first_request"], pi32["split_tool_pairs"]) == (7, 2, 0)
+    assert (pi32["aptmem_compactions"], pi32["agent_rule_first_request"], pi32["split_tool_pairs"]) == (8, 2, 0)
     pi200 = replays.filter((pl.col("session") == "pi-large-session") & (pl.col("window") == 200_000)).row(0, named=True)
     # The provider's count crossed aptmem's trigger (160k) at request 393; aptmem's own estimate never did.
     assert (pi200["aptmem_compactions"], pi200["reported_at_aptmem_trigger_request"], pi200["max_reported"]) == (0, 393, 177_604)
     events = tables["transcript_compaction_events"]
-    assert events.filter(pl.col("source") == "aptmem").height == 7
+    assert events.filter(pl.col("source") == "aptmem").height == 8
     assert events.filter(pl.col("source") == "agent_rule").height == 4  # every session passes 16k at window 32k
 
 
@@ -69,8 +84,10 @@ def test_report_section_figures_and_metrics(run: tuple[Path, dict[str, pl.DataFr
     assert (out / "figures" / "transcript_usage.png").exists() and (out / "figures" / "transcript_compaction.png").exists()
     metrics = collect_metrics(out)
     assert metrics["transcripts.pi.medium.mape_pct"].better == "lower"
-    assert metrics["transcripts.pi-large-session.32000.medium.aptmem_compactions"].value == 7
-    assert 15 < metrics["transcripts.pi.medium.mape_pct"].value < 40
+    assert metrics["transcripts.pi-large-session.32000.medium.aptmem_compactions"].value == 8
+    # The transcript alone misses the fixed part and the provider's larger count; on this pi session
+    # the medium tier's overcount of tool output and the rendered framing hide most of that.
+    assert 0 < metrics["transcripts.pi.medium.mape_pct"].value < 40
 
 
 def test_a_missing_folder_skips_the_measurement_with_a_note(tmp_path: Path) -> None:
@@ -98,9 +115,10 @@ def test_an_agents_own_compaction_is_an_event(tmp_path: Path) -> None:
 def test_transcript_workload_entries_limit_and_spec() -> None:
     workload = TranscriptWorkload()
     entries = workload_entries(workload)
-    assert len(entries) == 11 + 73 + 27 + 1433 and workload_name(workload) == "transcript"
+    assert len(entries) == 517 + 739 + 10 + 69 + 26 + 1432 and workload_name(workload) == "transcript"
     assert workload_entries(workload, limit=100) == entries[:100]
-    assert entries_from_spec(workload_spec(workload, 50)) == entries[:50]
+    request = msgspec.json.decode(msgspec.json.encode(WorkloadRequest.of(workload, 50)), type=WorkloadRequest)
+    assert request.entries() == entries[:50]  # a workload crosses into a child process as JSON
     with pytest.raises(ValueError):
         TranscriptWorkload(format="word")
     with pytest.raises(FileNotFoundError):
@@ -134,11 +152,11 @@ def test_compaction_and_write_cost_jobs_take_a_transcript(tmp_path: Path) -> Non
     workload = TranscriptWorkload(path=str(FIXTURES / "claude-code-subagent.jsonl"))
     settings = CompactionSettings(windows=[8_000], tiers=["rough:bytes"], confirm=None)
     tables = run_compaction(settings, workload, tmp_path / "c", tmp=str(tmp_path))
-    assert tables["occupancy"].height == 73 and tables["facts"].height == 0
+    assert tables["occupancy"].height == 69 and tables["facts"].height == 0
     assert tables["compaction"].height > 0
     text = compaction_section(tmp_path / "c") or ""
     assert "planted-fact scoring does not apply" in text and "Facts retained" not in text
     assert not any("facts_retained" in name for name in collect_metrics(tmp_path / "c"))
-    wc = WriteCostSettings(entries=40, full_json_entries=0, early=(1, 10), late_size=10)
-    samples = run_write_cost(["jsonl_none"], wc, workload, tmp_path / "w", tmp=str(tmp_path))["write_cost_samples"]
+    wc = WriteCostSettings(entries=40, quadratic_entries=0, early=(1, 10), late_size=10)
+    samples = run_write_cost([load_strategy("jsonl_none")], wc, workload, tmp_path / "w", tmp=str(tmp_path))["write_cost_samples"]
     assert samples["workload"].unique().to_list() == ["transcript"] and samples["session_entries"].unique().to_list() == [40]

@@ -28,7 +28,8 @@ def requests_of(name: str, tiers: tuple[str, ...] = ("rough:bytes",)) -> tuple[l
 
 @pytest.mark.parametrize(("name", "with_usage", "without"), [
     ("claude-code-short.jsonl", 1, 0), ("claude-code-tool_heavy.jsonl", 4, 0),
-    ("claude-code-subagent.jsonl", 12, 0), ("pi-large-session.jsonl", 439, 14)])
+    ("claude-code-subagent.jsonl", 12, 0), ("claude-code-compacted-auto.jsonl", 139, 0),
+    ("claude-code-compacted-manual.jsonl", 217, 0), ("pi-large-session.jsonl", 439, 14)])
 def test_requests_with_usage_per_fixture(name: str, with_usage: int, without: int) -> None:
     found, none = requests_of(name)
     assert (len(found), none) == (with_usage, without)
@@ -96,14 +97,37 @@ def test_command_line_usage_check_claude_code_folder() -> None:
     done = _usage_check(str(FIXTURES), "--from", "claude-code", "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["requests"] == 17
-    assert [s["requests"] for s in out["sessions"]] == [1, 12, 4]
+    assert out["requests"] == 373
+    assert [s["requests"] for s in out["sessions"]] == [139, 217, 1, 12, 4]
     assert out["left_out"] == ["pi-large-session.jsonl: a pi transcript"]
-    assert set(out["tiers"]) == {"rough:bytes", "medium", "precise:cl100k_base"}
-    for tier in out["tiers"].values():
+    assert set(out["tiers"]) == {"rough:bytes", "medium", "precise:cl100k_base", "model", "anchored"}
+    for name in ("rough:bytes", "medium", "precise:cl100k_base"):
+        tier = out["tiers"][name]
         assert 0 < tier["median_ratio"] < 1 and tier["mape"] > 50  # the system prompt and tools are not in a transcript
-        assert tier["mape_overhead"] < 15
+        assert tier["mape_overhead"] < 30
+    anchored = out["tiers"]["anchored"]
+    assert anchored["mape"] < 1 and anchored["p95_abs_error"] < 1500 and anchored["max_abs_error"] > 0
+    assert out["estimators"]["anchored"] == "anchored(claude-code, tiktoken:cl100k_base)"
+    for source in out["sessions"]:  # per-session figures of every tier
+        assert set(source["tiers"]) == set(out["tiers"])
+        assert source["tiers"]["anchored"]["mape"] <= 2 and source["tiers"]["anchored"]["p95_abs_error"] <= 2000
     assert out["calibration"]["medium"]["split"] == "leave one session out"
+
+
+def test_command_line_usage_check_with_a_profile_file_and_a_bad_one(tmp_path: Path) -> None:
+    from aptmem.tokens.profile import encode_profile, load_profile
+
+    own = tmp_path / "mine.json"
+    own.write_bytes(encode_profile(load_profile("pi")))
+    done = _usage_check(str(FIXTURES / "pi-large-session.jsonl"), "--from", "pi", "--tiers", "anchored:medium,model",
+                        "--profile", str(own), "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["estimators"] == {"anchored:medium": "anchored(pi, medium)", "model": "model(pi, tiktoken:cl100k_base)"}
+    assert out["tiers"]["anchored:medium"]["mape"] < 2
+    own.write_text("{}")
+    done = _usage_check(str(FIXTURES / "pi-large-session.jsonl"), "--from", "pi", "--tiers", "anchored", "--profile", str(own))
+    assert done.returncode == 2 and "mine.json: not a provider profile" in done.stderr
 
 
 def test_command_line_usage_check_pi_file_and_errors(tmp_path: Path) -> None:

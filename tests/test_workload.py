@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from aptmem.entries import Assistant, ToolCall, ToolResult, User
-from experiments.workload import WorkloadConfig, generate, iter_session
+from experiments.workloads.synthetic import WorkloadConfig, generate, iter_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [0, 1, 7]
@@ -37,7 +37,7 @@ def _text(entry: object) -> str:
 def test_same_seed_gives_identical_bytes_even_in_another_process() -> None:
     here = hashlib.sha256(generate(seed=3, turns=80).encode()).hexdigest()
     assert hashlib.sha256(generate(seed=3, turns=80).encode()).hexdigest() == here
-    code = ("import hashlib; from experiments.workload import generate; "
+    code = ("import hashlib; from experiments.workloads.synthetic import generate; "
             "print(hashlib.sha256(generate(seed=3, turns=80).encode()).hexdigest())")
     # A different hash seed: nothing may depend on Python's per-process randomized hash().
     env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT)}

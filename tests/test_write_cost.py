@@ -11,9 +11,10 @@ import polars as pl
 import pytest
 
 from aptmem.entries import encode_line
-from experiments.workload import generate
-from experiments.write_cost import KINDS, SAMPLE_SCHEMA, measure_strategies, measure_write_cost
-from experiments.write_cost_summary import goals, summarize
+from experiments.core.strategy import load_strategy
+from experiments.measurements.write_cost.samples import KINDS, SAMPLE_SCHEMA, measure_strategies, measure_write_cost
+from experiments.measurements.write_cost.summary import goals, summarize
+from experiments.workloads.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 50
@@ -27,7 +28,7 @@ def entries():  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("name, kinds", [("jsonl_none", 4), ("jsonl_always", 4), ("full_json_in_place", 3), ("sqlite_wal_off", 3)])
 def test_samples_table_shape(name: str, kinds: int, entries, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    df = measure_write_cost(name, entries, base_dir=tmp_path, sync_baseline=kinds == 4)
+    df = measure_write_cost(load_strategy(name), entries, base_dir=tmp_path, sync_baseline=kinds == 4)
     assert df.schema == pl.Schema(SAMPLE_SCHEMA)
     assert df.height == N * kinds
     assert df["strategy"].unique().to_list() == [name]
@@ -44,19 +45,19 @@ def test_samples_table_shape(name: str, kinds: int, entries, tmp_path: Path) -> 
 
 
 def test_measure_strategies_caps_and_baselines(entries, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    df = measure_strategies(["jsonl_none", "jsonl_always", "full_json_atomic"], entries,
-                            limits={"full_json": 20}, base_dir=tmp_path)
+    df = measure_strategies([load_strategy(n) for n in ("jsonl_none", "jsonl_always", "full_json_atomic")], entries,
+                            quadratic_entries=20, base_dir=tmp_path)
     counts = dict(df.group_by("strategy").agg(pl.len()).iter_rows())
-    # fdatasync baseline only beside the per-append durable ones; full_json capped at 20 entries.
+    # fdatasync baseline only beside the per-append durable ones; quadratic rewrites capped at 20 entries.
     assert counts == {"jsonl_none": N * 3, "jsonl_always": N * 4, "full_json_atomic": 20 * 4}
     info = df.unique("strategy").sort("strategy").select("strategy", "family", "durable", "durability").rows()
     assert info == [("full_json_atomic", "full_json", True, "per_append"),
                     ("jsonl_always", "jsonl", True, "per_append"),
                     ("jsonl_none", "jsonl", False, "process")]
-    everywhere = measure_strategies(["jsonl_none"], entries[:10], base_dir=tmp_path, sync_baseline="all")
+    everywhere = measure_strategies([load_strategy("jsonl_none")], entries[:10], base_dir=tmp_path, sync_baseline="all")
     assert everywhere.height == 40
     with pytest.raises(ValueError):
-        measure_strategies(["jsonl_none"], entries, sync_baseline="sometimes")
+        measure_strategies([load_strategy("jsonl_none")], entries, sync_baseline="sometimes")
 
 
 def _hand_made() -> pl.DataFrame:
@@ -110,9 +111,9 @@ def test_goals() -> None:
 def test_command_line_smoke(tmp_path: Path) -> None:
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "write_cost.py"), "--entries", "40", "--strategies",
-         "jsonl_none,full_json_in_place", "--full-json-entries", "15", "--out", str(out), "--no-progress",
-         "--tmp", str(tmp_path)],
+        [sys.executable, str(ROOT / "benchmarks" / "write_cost.py"), "write_cost.entries=40",
+         "strategy=[jsonl_none,full_json_in_place]", "write_cost.quadratic_entries=15", "--out", str(out),
+         "progress=false", f"write_cost.tmp={tmp_path}"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr

@@ -1,7 +1,10 @@
 """``aptmem replay`` and ``aptmem compact``: compaction from the command line.
 
 ``replay SRC --window N`` appends every good entry of a session file through a fresh session
-(in a scratch folder, or ``--into DIR``) under the policy, and reports what compaction did; with
+(in a scratch folder, or ``--into DIR``) under the policy, and reports what compaction did. The
+file's own compactions (an imported session's) are honoured: the replay continues from the live
+context each one left, as the session reopened from disk would; ``--strip-compactions`` leaves
+them out so only the policy compacts. With
 ``--json`` the last line is one object (``entries``, ``turns``, ``compactions``,
 ``max_occupancy``, ``post_compaction_occupancy``, ``split_tool_pairs``, ``oversized_entries``, ...).
 
@@ -47,6 +50,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--memory", default=None, metavar="NAME",
                    help="run it through this memory strategy (aptmem.memory.registry: none, full_history, extractive, "
                         "salient, kv_dict, hier_summary, obs_mask, llm); the session gets a sidecar")
+    p.add_argument("--strip-compactions", action="store_true",
+                   help="leave out the file's own compactions (default: continue from the context each one left)")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     p.set_defaults(handler=run_replay)
 
@@ -112,8 +117,10 @@ def run_replay(args: argparse.Namespace) -> int:
             if args.memory is not None:
                 session, report = _replay_with_memory(args, scan, store, root, options)
             else:
-                session = Session(store, new_session_id(), **options)  # type: ignore[arg-type]
-                report, _ = replay(scan, session)
+                sid = new_session_id()
+                session = Session(store, sid, **options)  # type: ignore[arg-type]
+                report, _ = replay(scan, session, source_compactions="strip" if args.strip_compactions else "honour",
+                                   reopen=lambda: Session(store, sid, **options))  # type: ignore[arg-type]
     damage = scan.report
     out = msgspec.to_builtins(report)
     out.update(source=str(src), window=args.window, trigger=args.trigger, target=args.target,
@@ -136,7 +143,8 @@ def _replay_with_memory(args: argparse.Namespace, scan: LogScan, store: object, 
 
     llm = {"model": args.llm_model, "base_url": args.llm_base_url} if args.memory == "llm" else {}
     options.pop("summarizer", None)  # the strategy brings its own
-    return run_with_memory(scan, store, root, strategy=memory_strategy(args.memory, **llm), **options)  # type: ignore[arg-type]
+    return run_with_memory(scan, store, root, strategy=memory_strategy(args.memory, **llm),  # type: ignore[arg-type]
+                           source_compactions="strip" if args.strip_compactions else "honour", **options)
 
 
 def _print_replay(out: dict) -> None:
@@ -149,6 +157,9 @@ def _print_replay(out: dict) -> None:
         print(f"  after compaction   {min(post):.1%} .. {max(post):.1%}; over target: {out['over_target']} "
               f"({out['over_target_explained']} with a reason)")
     print(f"  split tool pairs   {out['split_tool_pairs']}; entries larger than the window: {out['oversized_entries']}")
+    if out["source_compactions"] or out["stripped_compactions"]:
+        print(f"  file's compactions {out['source_compactions']} honoured, {out['stripped_compactions']} left out")
+    print(f"  live context       {out['final_tokens']} tokens at the end")
     if out["damaged_count"] or out["torn_tail_bytes"]:
         print(f"  source damage      {out['damaged_count']} damaged lines skipped, torn tail {out['torn_tail_bytes']} bytes")
 

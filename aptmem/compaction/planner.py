@@ -137,13 +137,13 @@ def _shorten_to_fit(
         text = shortenable_text(entry) or ""
         keep = int(len(text) * goal / max(before, 1))
         for _ in range(4):  # characters per token vary inside a text: converge in a few steps
-            candidate = shorten_entry(stored[index], keep)
+            candidate, used = shorten_entry(stored[index], keep), keep
             after = count_entry(candidate)
             if after <= goal or keep == 0:
                 break
             keep = int(keep * goal / after * 0.95)
         kept[index], counts[index] = candidate, after
-        truncated[index] = keep
+        truncated[index] = used  # what the kept copy was cut to (the loop may end a step further)
         notes.append(f"shortened {type(entry).__name__} {_name(entry, index)} from {before} to {after} tokens")
     if sum(counts) > room:
         notes.append(f"the kept turn still takes {sum(counts)} tokens, over the {room} left for it")

@@ -8,13 +8,15 @@ source line                                 aptmem
 first line that names ``sessionId``         also a ``metadata`` entry, kind ``session`` (sessionId,
                                             cwd, version, gitBranch, userType: fields every line repeats)
 ``assistant`` (one reply may span several   one ``assistant`` per reply (``message.id``): its text
-lines sharing ``message.id``)               blocks joined by blank lines, ``model``, ``usage`` (the
-                                            provider's integer counts: input_tokens,
-                                            cache_creation_input_tokens, cache_read_input_tokens,
-                                            output_tokens; nested breakdowns are left out); then a
-                                            ``metadata`` kind ``thinking`` per thinking block (text;
-                                            the opaque signature is left out); then a ``tool_call``
-                                            per ``tool_use`` block (id = the tool_use id, args = input)
+lines sharing ``message.id``)               blocks joined by blank lines, its ``thinking`` blocks'
+                                            text joined by blank lines (the opaque signature is left
+                                            out), ``model``, ``usage`` (the provider's integer counts:
+                                            input_tokens, cache_creation_input_tokens,
+                                            cache_read_input_tokens, output_tokens; nested breakdowns
+                                            are left out); then a ``metadata`` kind ``thinking``
+                                            (``redacted``) per ``redacted_thinking`` block (encrypted:
+                                            no text to keep); then a ``tool_call`` per ``tool_use``
+                                            block (id = the tool_use id, args = input)
 ``user`` with text (a string or blocks)     ``user``; image and document blocks become ``[image]`` ...
 ``user`` ``tool_result`` blocks             ``tool_result`` (call_id = tool_use_id, is_error, the
                                             tool's name from its call; the UI copy ``toolUseResult``
@@ -34,7 +36,8 @@ lines sharing ``message.id``)               blocks joined by blank lines, ``mode
 ``queue-operation``                         skipped, counted (input typed while the agent worked;
                                             the message itself arrives later as a user line)
 any other type                              ``metadata`` kind ``unknown:<type>`` (the whole line)
-whitespace-only text blocks of a reply      skipped, counted as ``empty text block``
+whitespace-only text blocks of a reply      skipped, counted as ``empty text block`` (thinking blocks:
+                                            ``empty thinking block``)
 ==========================================  ========================================================
 
 Ids: an entry keeps its source line's ``uuid`` (a line that becomes several entries: ``uuid``,
@@ -125,7 +128,8 @@ class _Reply:
     ts: int
     model: str | None
     texts: list[str] = field(default_factory=list)
-    extra: list[Entry] = field(default_factory=list)  # thinking metadata and tool calls, in order
+    thinking: list[str] = field(default_factory=list)
+    extra: list[Entry] = field(default_factory=list)  # redacted-thinking metadata and tool calls, in order
     usage: dict[str, Any] | None = None
 
 
@@ -238,10 +242,15 @@ class ClaudeCodeConverter:
                     reply.texts.append(text)
                 else:
                     count(self.report.skipped, "empty text block")
-            elif kind in ("thinking", "redacted_thinking"):
-                data = {"text": block.get("thinking", "")} if kind == "thinking" else {"redacted": True}
+            elif kind == "thinking":
+                text = block.get("thinking")
+                if isinstance(text, str) and text.strip():
+                    reply.thinking.append(text)
+                else:
+                    count(self.report.skipped, "empty thinking block")
+            elif kind == "redacted_thinking":
                 reply.extra.append(Metadata(ts=reply.ts, id=f"{base}:thinking:{len(reply.extra)}", kind="thinking",
-                                            data={**data, "message_id": reply.message_id}))
+                                            data={"redacted": True, "message_id": reply.message_id}))
             elif kind in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
                 name = str(block.get("name", ""))
                 self._names[block["id"]] = name
@@ -256,11 +265,14 @@ class ClaudeCodeConverter:
         """Entries of a reply line that came after its reply was flushed."""
         reply = _Reply(message.id or base, base, ts, message.model)
         self._blocks(reply, message.content, base)
-        head: list[Entry] = [Assistant(ts=ts, id=base, content="\n\n".join(reply.texts), model=reply.model)] if reply.texts else []
+        head: list[Entry] = []
+        if reply.texts or reply.thinking:
+            head.append(Assistant(ts=ts, id=base, content="\n\n".join(reply.texts), model=reply.model,
+                                  thinking="\n\n".join(reply.thinking)))
         return head + reply.extra
 
     def _flush(self) -> list[Entry]:
-        """The open reply's entries: the assistant message, then its thinking and tool calls."""
+        """The open reply's entries: the assistant message (with its thinking), then its tool calls."""
         reply, self._reply = self._reply, None
         if reply is None:
             return []
@@ -272,7 +284,7 @@ class ClaudeCodeConverter:
         else:
             report.requests_without_usage += 1
         head = Assistant(ts=reply.ts, id=reply.ident, content="\n\n".join(reply.texts), model=reply.model,
-                         usage=_ints(reply.usage))
+                         usage=_ints(reply.usage), thinking="\n\n".join(reply.thinking))
         return [head, *reply.extra]
 
     # -- user lines ------------------------------------------------------------------------------

@@ -21,29 +21,49 @@ part is roughly fixed within a session, so three views are reported per tier:
   sessions, else the first half of the session's requests against the second half (then the
   test is not independent of the training, and the report says so).
 
+Two tiers count what the provider counts (:mod:`aptmem.tokens.context_model`,
+:mod:`aptmem.tokens.anchored`), with the provider profile of the format (or one given):
+
+* ``model[:<tier>]``: the context model alone: the profile's fixed part, the entries in the
+  provider's tokens, framing and thinking (what a session has before any usage);
+* ``anchored[:<tier>]``: the latest reported usage plus the model's estimate of what was
+  appended after it (the context model until the first usage, and after a compaction until the
+  first usage after it). The tier after the colon counts the reference tokens (default the
+  profile's precise tokenizer).
+
+Every tier's figures include ``p95_abs_error`` and ``max_abs_error`` (tokens), overall and per
+session (:func:`session_stats`).
+
 Caveats a reader must keep in mind: the precise tier counts with cl100k_base (OpenAI's), not
-the provider's tokenizer (Anthropic publishes none), so its "error" mixes two vocabularies;
-thinking blocks are counted as nothing (aptmem keeps them as metadata; whether a provider
-counts earlier turns' thinking varies by model); and a handful of sessions is a handful.
+the provider's tokenizer (Anthropic publishes none), so its "error" mixes two vocabularies (the
+profile's ratio is that mix, measured); the plain tiers count what the renderer shows of an entry,
+which leaves a reply's thinking out (the context model counts it); and a handful of sessions is a
+handful.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
-from aptmem.entries import Assistant, Compaction, Entry
-from aptmem.importers import claude_code, pi
-from aptmem.tokens import Estimator, count_entry, get_estimator
+from aptmem.entries import Assistant, Entry
+from aptmem.tokens import Estimator, get_estimator
+from aptmem.tokens.anchored import AnchoredCounter, ModelCounter
+from aptmem.tokens.calibration.errors import ErrorFigures, error_figures
+from aptmem.tokens.context_model import ContextModel
+from aptmem.tokens.live import ContextCounter, TierCounter, reported_requests
+from aptmem.tokens.profile import ProviderProfile, load_profile
+from aptmem.tokens.usage_fields import input_side, output_side
 
-__all__ = ["DEFAULT_TIERS", "Calibration", "Request", "TierStats", "calibrate", "estimator_for", "input_tokens",
-           "session_requests", "tier_stats"]
+__all__ = ["DEFAULT_TIERS", "Calibration", "CounterSpec", "Request", "TierStats", "calibrate", "counter_spec",
+           "counted_requests", "estimator_for", "input_tokens", "session_requests", "session_stats", "tier_stats"]
 
-#: The tiers compared by default: the cheap tiers and the reference tokenizer.
-DEFAULT_TIERS = ("rough:bytes", "medium", "precise:cl100k_base")
+#: The tiers compared by default: the cheap tiers, the reference tokenizer, and the two that count what the
+#: provider counts (the context model alone, and anchored on the reported usage).
+DEFAULT_TIERS = ("rough:bytes", "medium", "precise:cl100k_base", "model", "anchored")
 
 
 class Request(msgspec.Struct, kw_only=True):
@@ -80,6 +100,9 @@ class TierStats(msgspec.Struct, kw_only=True):
     median_ratio_overhead: float | None
     #: median over sessions of (reported - estimate) at the session's first request, in tokens
     median_overhead: float | None
+    #: 95th percentile (nearest rank) and largest |estimate - reported|, in tokens
+    p95_abs_error: float | None = None
+    max_abs_error: float | None = None
 
 
 class Calibration(msgspec.Struct, kw_only=True):
@@ -105,61 +128,61 @@ def estimator_for(spec: str) -> Estimator:
         return get_estimator("medium")
     if tier == "precise":
         return get_estimator("precise", option or None)
-    raise ValueError(f"unknown tier {spec!r}: use rough:bytes, rough:chars, medium or precise:<tokenizer>")
+    raise ValueError(f"unknown tier {spec!r}: use rough:bytes, rough:chars, medium, precise:<tokenizer>, "
+                     "model[:<tier>] or anchored[:<tier>]")
 
 
 def input_tokens(usage: dict[str, Any] | None) -> int | None:
     """The input-side tokens of a usage dict of either format (None when it has none)."""
-    if not usage:
-        return None
-    return claude_code.input_side(usage) if "input_tokens" in usage else pi.input_side(usage)
+    return input_side(usage)
 
 
-class _Live:
-    """The live context's per-tier totals, kept up to date entry by entry (compactions included)."""
+class CounterSpec(msgspec.Struct, frozen=True):
+    """A tier spec made ready: its name in results and how to start a counter for one session."""
 
-    def __init__(self, estimators: dict[str, Estimator]) -> None:
-        self.estimators = estimators
-        self.items: list[tuple[str | None, tuple[int, ...]]] = []
-        self.totals = [0] * len(estimators)
-
-    def counts(self, entry: Entry) -> tuple[int, ...]:
-        return tuple(count_entry(est, entry) for est in self.estimators.values())
-
-    def add(self, entry: Entry) -> None:
-        counts = self.counts(entry)
-        if isinstance(entry, Compaction):
-            # The live context becomes the summary, then the entries from first_kept on (none
-            # when it names none: Claude Code keeps only the summary).
-            start = len(self.items)
-            if entry.first_kept is not None:
-                start = next((i for i, (ident, _) in enumerate(self.items) if ident == entry.first_kept), start)
-            self.items = [(entry.id, counts), *self.items[start:]]
-            self.totals = [sum(c[i] for _, c in self.items) for i in range(len(counts))]
-            return
-        self.items.append((getattr(entry, "id", None), counts))
-        self.totals = [t + c for t, c in zip(self.totals, counts, strict=True)]
+    name: str
+    make: Callable[[], ContextCounter]
 
 
-def session_requests(entries: Iterable[Entry], estimators: dict[str, Estimator], *, session: str,
+def counter_spec(spec: str, profile: ProviderProfile | str) -> CounterSpec:
+    """The counter a tier spec names; ``model`` and ``anchored`` use ``profile`` (a profile, or its name or file).
+
+    Raises ``ValueError`` for an unknown spec, :class:`~aptmem.errors.InvalidProfile` for a bad
+    profile and :class:`~aptmem.errors.TokenizerUnavailable` for a tokenizer it cannot load.
+    """
+    tier, _, base = spec.partition(":")
+    if tier not in ("model", "anchored"):
+        estimator = estimator_for(spec)
+        return CounterSpec(estimator.name, lambda: TierCounter(estimator))
+    chosen = profile if isinstance(profile, ProviderProfile) else load_profile(profile)
+    estimator = estimator_for(base or f"precise:{chosen.reference}")
+    label = f"{tier}({chosen.name}, {estimator.name})"
+    if tier == "model":
+        return CounterSpec(label, lambda: ModelCounter(ContextModel(chosen, estimator)))
+    return CounterSpec(label, lambda: AnchoredCounter(ContextModel(chosen, estimator)))
+
+
+def counted_requests(entries: Iterable[Entry], counters: Mapping[str, ContextCounter], *, session: str,
                      fmt: str) -> tuple[list[Request], int]:
-    """Every request with usage of one session, with each tier's estimate; and how many replies had none."""
-    live = _Live(estimators)
+    """Every request with usage of one session, with each counter's estimate; and how many replies had none."""
     requests: list[Request] = []
     without = 0
-    for seq, entry in enumerate(entries):
-        if isinstance(entry, Assistant) and entry.usage is not None:
-            reported = input_tokens(entry.usage)
-            if reported:
-                output = entry.usage.get("output_tokens", entry.usage.get("output"))
-                requests.append(Request(session=session, format=fmt, index=len(requests), seq=seq, entry_id=entry.id,
-                                        ts=entry.ts, model=entry.model, reported=reported, output=output,
-                                        estimates=dict(zip(estimators, live.totals, strict=True)),
-                                        context_entries=len(live.items)))
-            else:
-                without += 1  # an aborted or failed request: the provider reported no input
-        live.add(entry)
+    for seen in reported_requests(entries, list(counters.values())):
+        if isinstance(seen, Assistant):
+            without += 1  # an aborted or failed request: the provider reported no input
+            continue
+        reply = seen.reply
+        requests.append(Request(session=session, format=fmt, index=len(requests), seq=seen.seq, entry_id=reply.id,
+                                ts=reply.ts, model=reply.model, reported=seen.reported, output=output_side(reply.usage),
+                                estimates=dict(zip(counters, seen.estimates, strict=True)),
+                                context_entries=seen.live_entries))
     return requests, without
+
+
+def session_requests(entries: Iterable[Entry], estimators: Mapping[str, Estimator], *, session: str,
+                     fmt: str) -> tuple[list[Request], int]:
+    """:func:`counted_requests` with one plain counter per estimator (tier name -> estimator)."""
+    return counted_requests(entries, {t: TierCounter(e) for t, e in estimators.items()}, session=session, fmt=fmt)
 
 
 def _ape(estimate: float, reported: int) -> float:
@@ -191,14 +214,21 @@ def tier_stats(requests: Sequence[Request], tier: str) -> TierStats:
         overhead = first.reported - first.estimates[tier]
         overheads.append(overhead)
         corrected += [(r.estimates[tier] + overhead, r.reported) for r in part[1:]]
+    figures = error_figures(raw)
     return TierStats(
         tier=tier, requests=len(raw),
-        mape=_mean([_ape(e, n) for e, n in raw]), median_ratio=_median([e / n for e, n in raw]),
+        mape=figures.mape, median_ratio=_median([e / n for e, n in raw]),
         overhead_requests=len(corrected),
         mape_overhead=_mean([_ape(e, n) for e, n in corrected]),
         median_ratio_overhead=_median([e / n for e, n in corrected]),
-        median_overhead=_median(overheads),
+        median_overhead=_median(overheads), p95_abs_error=figures.p95_abs_error, max_abs_error=figures.max_abs_error,
     )
+
+
+def session_stats(requests: Sequence[Request], tiers: Sequence[str]) -> dict[str, dict[str, ErrorFigures]]:
+    """Per session and tier: MAPE, p95 and largest absolute error of the estimates."""
+    return {session: {t: error_figures([(r.estimates[t], r.reported) for r in part]) for t in tiers}
+            for session, part in _by_session(requests).items()}
 
 
 def _fit(points: Sequence[tuple[float, float]]) -> tuple[float, float]:

@@ -73,14 +73,22 @@ def run_with_memory(
     confirm: Estimator | None = None,
     system_prompt: str = "",
     title: str = "",
+    source_compactions: str = "honour",
 ) -> tuple[Session, ReplayReport]:
     """Append ``entries`` through a new session of ``root`` (log and sidecar) under ``strategy``.
 
     Returns the session (open on ``store``: its context is what the strategy shows the model) and
-    the replay's report.
+    the replay's report. Compactions among ``entries`` are honoured or stripped as
+    :func:`aptmem.replay.replay` says.
     """
     session_id = create_session(store, root, title=title)
-    session = Session(store, session_id, policy=policy, estimator=estimator, confirm=confirm,
-                      system_prompt=system_prompt, memory=WorkingMemory(root, session_id), memory_strategy=strategy)
-    report, _ = replay(entries, session)
+
+    def open_session() -> Session:
+        return Session(store, session_id, policy=policy, estimator=estimator, confirm=confirm,
+                       system_prompt=system_prompt, memory=WorkingMemory(root, session_id), memory_strategy=strategy)
+
+    session = open_session()
+    report, _ = replay(entries, session, source_compactions=source_compactions, reopen=open_session)
+    if report.source_compactions:
+        session = open_session()  # the replay went on in a session reopened from the history's compaction
     return session, report

@@ -1,4 +1,4 @@
-"""The ``medium`` tier's constants: one weight per character class, fitted against a real tokenizer.
+"""The ``medium`` tier's constants: one weight per feature (class or run count), fitted against a real tokenizer.
 
 They live in ``medium_constants.json`` beside this module (package data), written by
 ``benchmarks/calibrate_tokens.py``; anyone can rerun that script and diff the file.
@@ -18,16 +18,21 @@ from aptmem.errors import TokenizerUnavailable
 
 __all__ = ["CONSTANTS_FILE", "FEATURES", "MediumConstants", "decode_constants", "encode_constants", "load_constants"]
 
-#: The character classes the medium tier counts, in the order of its weights.
+#: What the medium tier counts, in the order of its weights: character classes, then runs. Classes
+#: whose weights came out the same when fitted apart share one feature (one pass over the text).
 FEATURES = (
-    "letters",            # ASCII letters
-    "digits",             # ASCII digits
-    "punct",              # other printable ASCII (and control characters)
-    "spaces",             # space, tab, CR, VT, FF
-    "newlines",           # LF
-    "han",                # code points U+4000..U+9FFF (UTF-8 lead bytes E4..E9): CJK ideographs
-    "cjk_other",          # U+3000..U+3FFF and U+F000..U+FFFF: CJK punctuation, kana, fullwidth forms
-    "other_extra_bytes",  # every other non-ASCII character, weighted by its UTF-8 length - 1
+    "letters",             # ASCII letters, an upper-case one counted twice
+    "digits_punct",        # ASCII digits and punctuation (and control characters)
+    "han",                 # code points U+4000..U+9FFF (UTF-8 lead bytes E4..E9): CJK ideographs
+    "kana_wide",           # U+3000..U+3FFF and U+F000..U+FFFF: CJK punctuation, kana, full- and half-width forms
+    "hangul",              # U+A000..U+DFFF (lead bytes EA..ED): Hangul syllables
+    "other_extra_bytes",   # every other non-ASCII character, weighted by its UTF-8 length - 1
+    "letter_runs",         # runs of letters: about the words
+    "case_changes",        # upper case right after lower case: camelCase, base64, keys
+    "digit_newline_runs",  # runs of digits, and runs of newlines
+    "punct_runs",          # runs of punctuation
+    "space_runs",          # runs of spaces (space, tab, CR, VT, FF)
+    "nonascii_runs",       # runs of non-ASCII characters
 )
 
 CONSTANTS_FILE = "medium_constants.json"

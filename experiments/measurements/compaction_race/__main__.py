@@ -20,7 +20,7 @@ import msgspec
 def main(argv: list[str] | None = None) -> int:
     """Run the race as the options say; return 1 on a loss, else 0."""
     from experiments.measurements.compaction_race import SIZES, run_race
-    from experiments.strategy_configs import strategy_names
+    from experiments.core.strategy import strategy_names
 
     p = argparse.ArgumentParser(prog="python -m experiments.measurements.compaction_race", description=__doc__.split("\n\n")[0])
     p.add_argument("--size", choices=sorted(SIZES), default="ci", help="ci (seconds a cell) or full (>= 1,000 compactions, >= 10,000 appends)")

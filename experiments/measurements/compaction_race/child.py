@@ -20,7 +20,6 @@ whoever writes or reads the entry.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 import random
@@ -32,6 +31,7 @@ from typing import Any
 
 import msgspec
 
+from experiments.core.strategy import build_store
 from experiments.measurements.compaction_race.spec import CompactorSpec, RaceCell, WriterSpec
 
 __all__ = ["digest", "make_entry", "main"]
@@ -61,8 +61,7 @@ def make_entry(writer: str, n: int, with_ids: bool, rng: random.Random) -> Any:
 
 
 def _store(cell: RaceCell, root: str) -> Any:
-    module, _, name = cell.store.target.rpartition(".")
-    return getattr(importlib.import_module(module), name)(root, **cell.store.kwargs)
+    return build_store(cell.store, root)
 
 
 def _exists(coord: Path, name: str) -> bool:
@@ -88,8 +87,8 @@ def _cli(*args: str) -> list[str]:
 
 def _cli_store_options(cell: RaceCell) -> list[str]:
     """The JSONL strategy's settings as ``aptmem append`` options."""
-    kwargs = cell.store.kwargs
-    return ["--sync", str(kwargs.get("sync", "none")), "--mode", str(kwargs.get("recovery", "skip")), "--lock-timeout", "60"]
+    settings = cell.store.settings
+    return ["--sync", str(settings.get("sync", "none")), "--mode", str(settings.get("recovery", "skip")), "--lock-timeout", "60"]
 
 
 def run_writer(job: dict[str, Any], cell: RaceCell, spec: WriterSpec) -> None:

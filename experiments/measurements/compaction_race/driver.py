@@ -11,7 +11,6 @@ process, releases them at once, waits, and checks (:mod:`.oracle`).
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -25,48 +24,15 @@ from typing import Any
 
 import msgspec
 
+from aptmem.jsonl_store import JsonlStore
+from experiments.core.strategy import build_store, capabilities, import_target, load_strategy
 from experiments.measurements.compaction_race.oracle import check
-from experiments.measurements.compaction_race.spec import (
-    SIZES,
-    CompactorSpec,
-    RaceCell,
-    RaceRow,
-    RaceSize,
-    StoreSpec,
-    WriterSpec,
-)
+from experiments.measurements.compaction_race.spec import SIZES, CompactorSpec, RaceCell, RaceRow, RaceSize, WriterSpec
 
-__all__ = ["PERSIST_WAYS", "plan_cells", "run_cell", "run_race", "store_spec"]
+__all__ = ["PERSIST_WAYS", "plan_cells", "run_cell", "run_race"]
 
 PERSIST_WAYS = ("append", "rewrite")
-_CLI_TARGET = "strategies.jsonl.JsonlStore"  # the store whose files aptmem's command line writes
 _REPO = Path(__file__).resolve().parents[3]
-
-
-def store_spec(strategy: str) -> StoreSpec:
-    """A strategy's store (class path and settings) from its YAML."""
-    from omegaconf import OmegaConf
-
-    from experiments.strategy_configs import load_strategy
-
-    store = OmegaConf.to_container(load_strategy(strategy).store)
-    assert isinstance(store, dict)
-    target = str(store.pop("_target_"))
-    return StoreSpec(target=target, kwargs={str(k): v for k, v in store.items()})
-
-
-def _build(spec: StoreSpec, root: str | os.PathLike[str]) -> Any:
-    module, _, name = spec.target.rpartition(".")
-    return getattr(importlib.import_module(module), name)(os.fspath(root), **spec.kwargs)
-
-
-def _multi_process_safe(spec: StoreSpec) -> bool:
-    with tempfile.TemporaryDirectory(prefix="aptmem-race-probe-") as scratch:
-        store = _build(spec, scratch)
-        try:
-            return bool(store.capabilities.multi_process_safe)
-        finally:
-            store.close()
 
 
 def plan_cells(strategies: list[str], size: RaceSize | str = "ci", seed: int = 0,
@@ -75,13 +41,14 @@ def plan_cells(strategies: list[str], size: RaceSize | str = "ci", seed: int = 0
     size = SIZES[size] if isinstance(size, str) else size
     cells, skipped = [], []
     for strategy in strategies:
-        spec = store_spec(strategy)
-        if not _multi_process_safe(spec):
+        strategy_spec = load_strategy(strategy)
+        spec = strategy_spec.store
+        if not capabilities(strategy_spec).multi_process_safe:
             for way in persist:
                 skipped.append(RaceRow(strategy=strategy, persist=way, seed=seed, role="writer", name="-", kind="-",
                                        error="not safe for several processes (multi_process_safe is false): no race"))
             continue
-        cli = spec.target == _CLI_TARGET
+        cli = import_target(spec.target) is JsonlStore  # the store whose files aptmem's command line writes
         writers = [WriterSpec("lib-ids", "library", size.library, with_ids=True, pause_ms=size.writer_pause_ms),
                    WriterSpec("lib-fresh", "library_fresh", size.library_fresh, with_ids=False, pause_ms=size.writer_pause_ms)]
         compactors = [CompactorSpec("compact-lib", "library", size.library_compactions)]
@@ -127,7 +94,7 @@ def run_cell(cell: RaceCell, base: str | os.PathLike[str]) -> list[RaceRow]:
                 proc.kill()
                 proc.wait()
     seconds = time.monotonic() - started
-    store = _build(cell.store, root)
+    store = build_store(cell.store, root)
     try:
         found = check(store, sid, cell.persist, {w.name: outs[w.name] for w in cell.writers},
                       {c.name: outs[c.name] for c in cell.compactors})

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
-__all__ = ["CompactorSpec", "RaceCell", "RaceRow", "RaceSize", "StoreSpec", "WriterSpec", "SIZES"]
+from experiments.core.strategy import StoreSpec
+
+__all__ = ["CompactorSpec", "RaceCell", "RaceRow", "RaceSize", "WriterSpec", "SIZES"]
 
 #: Writers: ``library`` one long-lived store (sync as the strategy says), ``library_fresh`` a new
 #: store for every append, ``cli_each`` one ``aptmem append`` process per entry, ``cli_stream`` one
@@ -15,13 +17,6 @@ WriterKind = Literal["library", "library_fresh", "cli_each", "cli_stream"]
 #: Compactors: ``library`` one Session compacting in a loop, ``cli`` one ``aptmem compact
 #: --force`` process per compaction (JSONL strategies only).
 CompactorKind = Literal["library", "cli"]
-
-
-class StoreSpec(msgspec.Struct, frozen=True):
-    """A strategy's store as its YAML declares it: the class path and its settings."""
-
-    target: str
-    kwargs: dict[str, Any]
 
 
 class WriterSpec(msgspec.Struct, frozen=True):

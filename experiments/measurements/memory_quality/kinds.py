@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from experiments.workload_text import PROJECTS, name_zh
+from experiments.workloads.text import PROJECTS, name_zh
 
 __all__ = ["KINDS", "Kind", "ROLES", "Said", "service"]
 

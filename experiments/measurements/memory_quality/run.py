@@ -17,66 +17,22 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import polars as pl
 
-from aptmem.compaction.policy import CompactionPolicy
 from aptmem.memory.base import MemoryStrategy
-from aptmem.memory.registry import memory_names, memory_strategy
+from aptmem.memory.registry import memory_strategy
 from aptmem.tokens import get_estimator
+from experiments.core.runfolder import RunFolder
 from experiments.measurements.memory_quality.replay import replay_workload
+from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
                                                              summarize)
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
-from experiments.run_files import write_measurement
-from experiments.runinfo import run_metadata
 
-__all__ = ["MemoryQualitySettings", "SIZES", "run_memory_quality"]
-
-DEFAULT_STRATEGIES = ["none", "full_history", "extractive", "salient", "kv_dict", "hier_summary", "obs_mask"]
-
-
-@dataclass(kw_only=True)
-class MemoryQualitySettings:
-    """What the measurement runs (a plain dataclass: also the Hydra schema of ``memory_quality``)."""
-
-    #: memory strategies compared (names in aptmem.memory.registry); ``llm`` needs ``llm_model``
-    strategies: list[str] = field(default_factory=lambda: list(DEFAULT_STRATEGIES))
-    #: model context windows, in tokens: one run per window
-    windows: list[int] = field(default_factory=lambda: [32_000, 8_000])
-    #: workload seeds: one workload each, every strategy on the same ones (mean and range are over them)
-    seeds: list[int] = field(default_factory=lambda: [100, 101, 102])
-    #: the workload: sessions, turns, what is planted, statement phrasings (heldout by default, never tuned on)
-    workload: WorkloadShape = field(default_factory=WorkloadShape)
-    #: packet budgets (tokens of what the strategy puts in context) answerability is judged within
-    budgets: list[int] = field(default_factory=lambda: [512, 1024, 2048])
-    #: the compaction policy every strategy runs under
-    trigger: float = 0.8
-    target: float = 0.3
-    keep_turns: int = 10
-    #: token estimator tier that decides compaction and counts context tokens
-    tier: str = "medium"
-    #: the LLM summarizer's model and endpoint (strategy ``llm``); null leaves it out
-    llm_model: str | None = None
-    llm_base_url: str | None = None
-    #: folder for the scratch roots (null: the system's temp folder)
-    tmp: str | None = None
-
-    def __post_init__(self) -> None:
-        unknown = [s for s in self.strategies if s not in memory_names()]
-        if unknown:
-            raise ValueError(f"unknown memory strategies {unknown}: one of {', '.join(memory_names())}")
-        if not self.windows or not self.seeds or not self.budgets:
-            raise ValueError("windows, seeds and budgets must not be empty")
-        for window in self.windows:
-            self.policy(window)
-
-    def policy(self, window: int) -> CompactionPolicy:
-        """The compaction policy of one run."""
-        return CompactionPolicy(window=window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns)
-
+__all__ = ["MemoryQualitySettings", "SIZES", "planned_runs", "run_memory_quality"]
 
 #: Sizes: ``default`` joins the default run (well under a minute); ``full`` is for the full run.
 SIZES: dict[str, dict[str, object]] = {
@@ -106,18 +62,24 @@ def _item_rows(seed: int, workload: Workload, split: str) -> list[dict[str, obje
              "first_turn": i.first_turn} for i in workload.items]
 
 
-def run_memory_quality(settings: MemoryQualitySettings, out: Path,
+def planned_runs(settings: MemoryQualitySettings) -> int:
+    """Runs the measurement makes (strategies x windows x seeds; an ``llm`` left out counts too)."""
+    return len(settings.strategies) * len(settings.windows) * len(settings.seeds)
+
+
+def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
                        progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
     """Run every strategy at every window on every seed's workload; write and return the tables.
 
     ``progress(1)`` is called after each run (strategies x windows x seeds of them).
     """
+    folder = RunFolder.of(out)
     tick = progress or (lambda n: None)
     started = time.perf_counter()
     notes: list[str] = []
     strategies = _strategies(settings, notes)
     estimator = get_estimator(settings.tier)
-    meta = run_metadata()
+    meta = {"commit": folder.meta.commit, "machine": folder.meta.machine}
     items: list[dict[str, object]] = []
     checks: list[dict[str, object]] = []
     answers: list[dict[str, object]] = []
@@ -144,5 +106,5 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path,
     tables["memory_summary"] = summarize(tables["memory_items"], tables["memory_checks"], tables["memory_answers"],
                                          tables["memory_runs"])
     notes_doc = {"settings": asdict(settings), "notes": notes, "seconds": round(time.perf_counter() - started, 2),
-                 "strategies": list(strategies), **meta}
-    return write_measurement(out, tables, "memory_quality", notes_doc)
+                 "strategies": list(strategies)}
+    return folder.write("memory_quality", tables, notes_doc)

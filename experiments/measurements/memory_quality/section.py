@@ -15,10 +15,10 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.figures import _pyplot, save_figure
-from experiments.markdown import markdown_table
+from experiments.core.figures import pyplot, save_figure
+from experiments.core.markdown import markdown_table
+from experiments.core.runfolder import read_measurement
 from experiments.measurements.memory_quality.tables import FINDABLE, METRICS, TABLES
-from experiments.run_files import read_measurement
 
 __all__ = ["frontier_figure", "headline_row", "memory_section", "targets"]
 
@@ -149,7 +149,7 @@ def wording_markdown(items: pl.DataFrame, answers: pl.DataFrame) -> str:
 
 def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
     """Mean context tokens (log) against answerable within 1,024 tokens: one point per strategy and window."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     windows = sorted(summary["window"].unique().to_list(), reverse=True)
     markers = {w: m for w, m in zip(windows, "os^Dv")}

@@ -3,7 +3,7 @@
 A run is ``sessions`` sessions of ``turns`` turns each, which the measurement links with
 ``continue`` (each strategy carrying what it carries). A turn is a user message, a few rounds of
 tool calls and results (source files, logs, JSON from an API, web pages) and an assistant reply,
-filled with the seeded prose, code, logs and JSON of :mod:`experiments.workload_text`.
+filled with the seeded prose, code, logs and JSON of :mod:`experiments.workloads.text`.
 
 Planted among it (:mod:`experiments.measurements.memory_quality.kinds` says how each is said):
 
@@ -34,7 +34,7 @@ from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from aptmem.tokens import render_entry
 from experiments.measurements.memory_quality.kinds import KINDS, Kind, service
 from experiments.measurements.memory_quality.scorer import Judged, units
-from experiments.workload_text import TextPools, clip_utf8
+from experiments.workloads.text import TextPools, clip_utf8
 
 __all__ = ["Item", "Workload", "WorkloadShape", "build_workload"]
 

@@ -1,0 +1,1 @@
+"""The regression gate: every measurement's metrics, and ``python -m experiments check`` against a baseline."""
