@@ -91,6 +91,7 @@ def continue_session(
     with_summary: bool = False,
     with_history: bool = False,
     title: str | None = None,
+    recalled: str | None = None,
 ) -> str:
     """Create a new session that continues ``old_id``; return the new id.
 
@@ -99,7 +100,8 @@ def continue_session(
     but no sidecar continues with empty working memory. The old history is read only if
     ``with_summary`` (its live tail) or ``with_history`` (all of it) asks for it; the two are
     exclusive, since the whole history already holds the summary. ``with_summary`` on a session
-    that was never compacted carries nothing over.
+    that was never compacted carries nothing over. ``recalled`` (what :func:`aptmem.recall.recall`
+    found) seeds the new session: it joins the carried summary in the new session's first entry.
 
     ``root`` is the store's folder (None: the same); another folder raises :class:`RootMismatchError`.
     Raises :class:`SessionNotFound` (naming the folder searched) if the store has no session
@@ -119,6 +121,8 @@ def continue_session(
     # Everything read from the old session is read before anything new exists, so a failure
     # here (damage in the old tail, say) creates nothing.
     summary = carried_summary(store, old_id) if with_summary else None
+    if recalled:
+        summary = _with_recalled(summary, recalled)
 
     memory = WorkingMemory(root, new_id)
     _refuse_existing(store, memory)
@@ -159,6 +163,14 @@ def carried_summary(store: SessionStore, old_id: str) -> Compaction | None:
         kept_before=0,
         notes=[f"summary carried over from session {old_id}"],
     )
+
+
+def _with_recalled(summary: Compaction | None, recalled: str) -> Compaction:
+    """The first entry of a new session seeded with recall: the carried summary (if any), then it."""
+    if summary is None:
+        return Compaction(ts=now_ms(), summary=recalled, first_kept=None, notes=["seeded with recall"])
+    return Compaction(ts=summary.ts, summary=f"{summary.summary}\n\n{recalled}", first_kept=None,
+                      notes=[*summary.notes, "seeded with recall"])
 
 
 def _old_meta(root: str | os.PathLike[str], old_id: str) -> SessionMeta:

@@ -202,3 +202,36 @@ class InvalidProfile(AptmemError, ValueError):
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: {reason}")
+
+
+class RecallError(AptmemError):
+    """Base class of the recall index's errors (:mod:`aptmem.recall`)."""
+
+
+class UnknownRecallEngine(RecallError, ValueError):
+    """A recall engine name that is not in the registry."""
+
+    def __init__(self, name: str, known: tuple[str, ...]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown recall engine {name!r}; choose one of {', '.join(known)}")
+
+
+class RecallEngineUnavailable(RecallError, LookupError):
+    """An optional recall engine whose package is not installed; says which extra installs it."""
+
+    def __init__(self, engine: str, package: str, extra: str) -> None:
+        self.engine = engine
+        self.package = package
+        self.extra = extra
+        super().__init__(f"recall engine {engine!r} needs the package {package!r}, which is not installed: "
+                         f"pip install 'aptmem[{extra}]'")
+
+
+class CorruptIndexError(RecallError):
+    """The recall index file is damaged or not a recall index; ``--rebuild`` makes it anew from the logs."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: not a usable recall index: {reason} (rebuild it with 'aptmem index --rebuild')")

@@ -63,7 +63,7 @@ def test_the_command_list_matches_the_commands() -> None:
     assert set(listed) == set(commands), "every command is listed once, and only commands that exist"
     for name, line in listed.items():
         options = {o for action in commands[name]._actions for o in action.option_strings}  # noqa: SLF001
-        shown = set(re.findall(r"(--[a-z][a-z-]*)", line))
+        shown = set(re.findall(r"(--[a-z][a-z0-9-]*)", line))
         assert shown <= options, f"{name}: the README shows {sorted(shown - options)}, which it does not take"
         if "PATH|--root DIR SESSION_ID" in line:
             assert "--root" in options

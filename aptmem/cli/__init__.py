@@ -32,11 +32,11 @@ EXIT_USAGE = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every command registered."""
-    from aptmem.cli import append, compaction, context, fsck, imports, listing, sessions, tokens, usage_check
+    from aptmem.cli import append, compaction, context, fsck, imports, listing, recall, sessions, tokens, usage_check
 
     parser = argparse.ArgumentParser(prog="aptmem", description="Agent memory sessions: check, read, create, continue.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (append, fsck, sessions, listing, context, tokens, compaction, imports, usage_check):
+    for module in (append, fsck, sessions, listing, context, tokens, compaction, imports, usage_check, recall):
         module.register(commands)
     return parser
 

@@ -15,7 +15,7 @@ import os
 
 import msgspec
 
-from aptmem.cli.target import default_root, resolve_name
+from aptmem.cli.target import add_root_option, default_root, resolve_name
 from aptmem.entries import Metadata
 from aptmem.errors import AptmemError, NotASessionError
 from aptmem.tokens.base import TIERS
@@ -41,7 +41,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``ls`` command."""
     p = commands.add_parser("ls", help="list the sessions of a folder: id, title, entries, bytes, last entry, live tokens",
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--root", default=None, metavar="DIR", help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
+    add_root_option(p)
     p.add_argument("--tier", choices=TIERS, default="medium", help="the tier live tokens are counted with (default: medium)")
     p.add_argument("--tokenizer", default=None, metavar="NAME", help="the precise tokenizer (with --tier precise)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -13,7 +13,7 @@ from collections import Counter
 
 import msgspec
 
-from aptmem.cli.target import add_target, default_root, resolve
+from aptmem.cli.target import add_root_option, add_target, default_root, resolve
 from aptmem.entries import Compaction, encode_entry, entry_type
 from aptmem.logreader import DEFAULT_LINE_CAP
 from aptmem.recovery import LogScan
@@ -39,7 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_stats)
 
     p = commands.add_parser("new", help="create a new empty session and print its id")
-    _root_option(p)
+    add_root_option(p)
     p.add_argument("--title", default="", help="a title for the session")
     p.add_argument("--model", default=None, help="the model the session talks to")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -51,13 +51,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     carry.add_argument("--with-summary", action="store_true", help="also carry over the old session's latest summary")
     carry.add_argument("--with-history", action="store_true",
                        help="also copy the old session's whole history (it holds the summary already)")
+    p.add_argument("--with-recall", metavar="QUERY", default=None,
+                   help="seed the new session with what 'aptmem recall QUERY' finds in its folder (1,024 tokens at most)")
     p.add_argument("--title", default=None, help="a title (default: the old session's)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_continue)
 
-
-def _root_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", default=None, metavar="DIR", help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
 
 
 def run_cat(args: argparse.Namespace) -> int:
@@ -137,9 +136,14 @@ def run_continue(args: argparse.Namespace) -> int:
 
     old = resolve(args.target, args.root, need_id=True)
     assert old.root is not None and old.session_id is not None  # need_id
+    recalled = None
+    if args.with_recall:
+        from aptmem.recall import recall
+
+        recalled = recall(args.with_recall, root=old.root).text or None
     with JsonlStore(old.root) as store:
         session_id = continue_session(store, old.root, old.session_id, with_summary=args.with_summary,
-                                      with_history=args.with_history, title=args.title)
+                                      with_history=args.with_history, title=args.title, recalled=recalled)
     _print_id(args, session_id, path=str(store.path(session_id)), parent=old.session_id)
     return 0
 

@@ -23,7 +23,7 @@ from aptmem.ids import is_session_id, validate_session_id
 from aptmem.logreader import DEFAULT_LINE_CAP
 from aptmem.sessionfile import check_session_log
 
-__all__ = ["LOG_SUFFIX", "Target", "add_target", "default_root", "resolve", "resolve_name"]
+__all__ = ["LOG_SUFFIX", "Target", "add_root_option", "add_target", "default_root", "resolve", "resolve_name"]
 
 LOG_SUFFIX = ".jsonl"
 _ROOT_HELP = "the folder of sessions: then the argument is a SESSION_ID (default for a bare id: $APTMEM_ROOT or ./sessions)"
@@ -32,6 +32,11 @@ _ROOT_HELP = "the folder of sessions: then the argument is a SESSION_ID (default
 def default_root() -> str:
     """The folder of sessions when ``--root`` is not given: ``$APTMEM_ROOT``, else ``./sessions``."""
     return os.environ.get("APTMEM_ROOT") or "sessions"
+
+
+def add_root_option(p: argparse.ArgumentParser) -> None:
+    """Add ``--root DIR`` (the folder of sessions; :func:`default_root` when not given) to a command."""
+    p.add_argument("--root", default=None, metavar="DIR", help="the folder of sessions (default: $APTMEM_ROOT or ./sessions)")
 
 
 def add_target(p: argparse.ArgumentParser, *, dest: str = "target", what: str = "the session") -> None:

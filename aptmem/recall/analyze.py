@@ -1,0 +1,115 @@
+"""Text analysis for keyword search: the same tokens for what is indexed and for what is asked.
+
+FTS5's ``unicode61`` tokenizer splits on anything that is not a letter or digit and keeps a run of
+Chinese characters as one token, so "数据库迁移方案" would only match itself whole. We therefore
+analyze text ourselves and hand FTS5 space-separated tokens it keeps as they are:
+
+* Latin letters and digits: lowercased runs (``DATABASE_URL`` -> ``database``, ``url``); camelCase
+  is split too (``retryBackoff`` -> ``retry``, ``backoff``, ``retrybackoff``).
+* Compound identifiers (``feature/pay-1234``, ``v2.14.3``, ``PAY-1234``) also give the run with its
+  separators removed (``featurepay1234``), so an exact identifier in a question scores higher than
+  its parts scattered across a chunk.
+* CJK runs: overlapping bigrams (a single character stays a unigram), the usual approach of
+  CJK-aware search engines without a dictionary.
+
+Query analysis drops stop words (English function words, Chinese function characters), so that
+"what is the ..." does not match every chunk.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_PIECE = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+# A compound: alphanumeric runs joined by . - / : _ @ (no spaces).
+# Possessive quantifiers and the look-behind keep this from backtracking inside every word.
+_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:[._/:@-]++[^\W_]++)+", re.UNICODE)
+_CAMEL = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])|\d+")
+_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+_CAMEL_WORD = re.compile(r"(?<![^\W_])(?=[^\W_]*?[a-z][A-Z])[^\W_]++")
+_CAMEL_HINT = re.compile(r"[a-z][A-Z]")
+
+_EN_STOP = frozenset(
+    """a an the is are was were be been being am do does did of to in on at by for with from as and or
+    not no it its this that these those what which who whom whose when where why how i we you he she
+    they me us our ours your my mine his her their them there here can could would should will shall
+    may might must have has had about into over under again any all some such than then too very just
+    so if but also please tell remember recall know did does again last ago week day time we're i'm
+    one ones thing things use used using set value""".split()
+)
+# Chinese function characters and common question words: a bigram made only of these is noise.
+_ZH_STOP_CHARS = frozenset("的了吗呢吧啊是在我你他她它们这那哪什么么怎样个和与及或就都也还又把被给对从向为以上下中之其所有没不要会能可请问记得讨论过时候")
+
+
+#: English stop words (what questions are made of, not what they are about).
+EN_STOP_WORDS = _EN_STOP
+
+
+def is_cjk(ch: str) -> bool:
+    """Tell whether ``ch`` is a CJK (Chinese, Japanese, Korean) character."""
+    return bool(_CJK_RUN.match(ch))
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _word_tokens(word: str) -> list[str]:
+    """Tokens of one alphanumeric run: its lowercase form and, for camelCase, its parts."""
+    low = word.lower()
+    if _CAMEL_WORD.fullmatch(word):  # as index_tokens does: only words with an inner capital
+        return [low, *(p.lower() for p in _CAMEL.findall(word))]
+    return [low]
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for match in _PIECE.finditer(text):
+        piece = match.group()
+        if _CJK_RUN.match(piece):
+            out.extend(_bigrams(piece))
+        else:
+            out.extend(_word_tokens(piece))
+    for match in _COMPOUND.finditer(text):
+        joined = re.sub(r"[._/:@-]+", "", match.group()).lower()
+        if not _CJK_RUN.match(joined):
+            out.append(joined)
+    return out
+
+
+_CJK_RUNS = re.compile(rf"[{_CJK}]+")
+_SEPARATORS = str.maketrans("", "", "._/:@-")
+
+
+def _bigram_run(match: re.Match[str]) -> str:
+    return " " + " ".join(_bigrams(match.group())) + " "
+
+
+def index_tokens(text: str) -> str:
+    """The text FTS5 indexes for ``text`` (see the module docstring).
+
+    The hot path of indexing, so it leaves to FTS5 what FTS5 does anyway: ``unicode61`` lowercases
+    and splits Latin text itself. We only turn CJK runs into bigrams and append the extra tokens
+    (camelCase parts, joined compounds); :func:`query_tokens` yields the same tokens for a question.
+    """
+    out = _CJK_RUNS.sub(_bigram_run, text) if _CJK_RUNS.search(text) else text
+    extras = [part for word in _CAMEL_WORD.findall(text) for part in _CAMEL.findall(word)] if _CAMEL_HINT.search(text) else []
+    extras.extend(word.translate(_SEPARATORS) for word in _COMPOUND.findall(text))
+    return f"{out}\n{' '.join(extras)}" if extras else out
+
+
+def query_tokens(question: str) -> list[str]:
+    """The distinct search tokens of a question, stop words dropped, in order of appearance."""
+    seen: dict[str, None] = {}
+    for token in _tokens(question):
+        if token in _EN_STOP:
+            continue
+        if all(ch in _ZH_STOP_CHARS for ch in token):
+            continue
+        seen.setdefault(token, None)
+    return list(seen)

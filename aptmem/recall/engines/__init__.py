@@ -1,0 +1,58 @@
+"""The engines of the recall index, behind one Protocol (:class:`~aptmem.recall.engines.base.Engine`),
+built by one registry: :data:`ENGINES` maps a name to a factory.
+
+=================  ====================================================  =========================
+name               what                                                  needs
+=================  ====================================================  =========================
+``fts``            SQLite FTS5, our analysis (words, identifiers, CJK    nothing (the default)
+                   bigrams), BM25
+``fts_trigram``    SQLite FTS5 ``trigram`` tokenizer, BM25               nothing
+``wordllama``      WordLlama 256-d embeddings, exact cosine              extra ``recall-embed``
+``use``            USE multilingual v3 512-d embeddings, exact cosine    extra ``recall-multilingual``
+``fts_xl``         ``fts`` + query translation zh<->en (CC-CEDICT),      extra ``recall-crosslingual``
+                   the two rankings fused (RRF)
+``hybrid``         ``fts`` + ``wordllama``, reciprocal rank fusion       extra ``recall-embed``
+``hybrid_use``     ``fts`` + ``use``, reciprocal rank fusion             extra ``recall-multilingual``
+=================  ====================================================  =========================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aptmem.errors import UnknownRecallEngine
+from aptmem.recall.engines.base import Engine, Filter, InstallSize, install_size
+from aptmem.recall.engines.crosslingual import CrossLingualEngine
+from aptmem.recall.engines.embed import UseEmbedder, WordLlamaEmbedder, embedding_engine
+from aptmem.recall.engines.fts import fts_bigram, fts_trigram
+from aptmem.recall.engines.hybrid import HybridEngine
+
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "Resolve", "Engine", "Filter", "InstallSize", "get_engine", "install_size"]
+
+DEFAULT_ENGINE = "fts"
+
+#: A factory gets ``resolve``, which returns the (shared) engine of a name: a composite engine
+#: is built from the very engines the index maintains, so their tables and caches are shared.
+Resolve = Callable[[str], Engine]
+
+ENGINES: dict[str, Callable[[Resolve], Engine]] = {
+    "fts": lambda resolve: fts_bigram(),
+    "fts_trigram": lambda resolve: fts_trigram(),
+    "fts_xl": lambda resolve: CrossLingualEngine("fts_xl", resolve("fts")),
+    "wordllama": lambda resolve: embedding_engine(WordLlamaEmbedder),
+    "use": lambda resolve: embedding_engine(UseEmbedder),
+    "hybrid": lambda resolve: HybridEngine("hybrid", [resolve("fts"), resolve("wordllama")]),
+    "hybrid_use": lambda resolve: HybridEngine("hybrid_use", [resolve("fts"), resolve("use")]),
+}
+
+
+def get_engine(name: str, resolve: Resolve | None = None) -> Engine:
+    """Build the engine registered as ``name``; :class:`UnknownRecallEngine` if there is none.
+
+    ``resolve`` gives the parts of a composite engine (default: new ones from this registry).
+    """
+    try:
+        factory = ENGINES[name]
+    except KeyError:
+        raise UnknownRecallEngine(name, tuple(ENGINES)) from None
+    return factory(resolve or get_engine)

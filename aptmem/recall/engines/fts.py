@@ -1,0 +1,137 @@
+"""Keyword search with SQLite FTS5, ranked by BM25: no dependency beyond Python's ``sqlite3``.
+
+Two tokenizations, both measured by ``benchmarks/recall_bench.py``:
+
+* :func:`fts_bigram` (the default, ``fts``): our own analysis (:mod:`aptmem.recall.analyze`:
+  lowercase words, split identifiers, CJK bigrams) fed to FTS5's ``unicode61`` tokenizer as
+  space-separated tokens. A question becomes an OR of its tokens, stop words dropped, scored only
+  on records holding one of its rare terms (see :func:`_bigram_match`), Porter-stemmed.
+* :func:`fts_trigram` (``fts_trigram``): FTS5's built-in ``trigram`` tokenizer over the raw search
+  text; every query word of 3 or more characters (a CJK run counts as one word) is one substring
+  term, ORed. It finds substrings (``5432`` inside ``db:5432``) but cannot match words shorter than
+  3 characters, and its index is several times larger.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from aptmem.recall.analyze import index_tokens, query_tokens
+from aptmem.recall.engines.base import Filter
+from aptmem.recall.records import Doc
+
+__all__ = ["Fts5Engine", "fts_bigram", "fts_trigram"]
+
+#: At most this many query terms are searched (the rarest are the ones that matter; a pasted log
+#: as a question must not build a query of thousands of ORs).
+MAX_TERMS = 64
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+#: A query term found in more than this share of the records is "common": it still scores, but
+#: only records that also hold a rarer term are scored (see :func:`_bigram_match`).
+COMMON_SHARE = 0.02
+
+
+def _bigram_match(db: sqlite3.Connection, question: str) -> str:
+    """An OR of the question's analyzed tokens (stop words dropped), restricted to rare-term records.
+
+    BM25 in FTS5 scores every record that matches any term, so a question holding one common word
+    ("service", a frequent Chinese bigram) would score a large share of the index. As in
+    max-score style retrieval, records that hold none of the question's rare terms cannot rank
+    well, so when the question has both kinds the query is ``(rare terms) AND (all terms)``: the
+    same BM25 over far fewer records. Document frequencies come from FTS5's own vocabulary table.
+    """
+    terms = query_tokens(question)[:MAX_TERMS]
+    if not terms:
+        return ""
+    every = " OR ".join(_quote(t) for t in terms)
+    # The vocabulary holds Porter stems, which for English are the word or a prefix of it
+    # ("prefers" -> "prefer", "migration" -> "migrat"): a term's frequency is that of its longest
+    # form found, the word itself or a prefix of it down to four characters shorter.
+    forms = {t[:n]: t for t in terms for n in range(len(t), max(2, len(t) - 4) , -1)}
+    marks = ",".join("?" * len(forms))
+    found = dict(db.execute(f"SELECT term, doc FROM fts_bigram_vocab WHERE term IN ({marks})", list(forms)).fetchall())
+    frequency: dict[str, int] = {}
+    for form in sorted(found, key=len):  # longer forms last: they win
+        frequency[forms[form]] = found[form]
+    records = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM fts_bigram").fetchone()[0]
+    rare = [t for t in terms if frequency.get(t, 0) <= COMMON_SHARE * records]
+    if not rare or len(rare) == len(terms):  # nothing to restrict by: score every match
+        return every
+    return f"({' OR '.join(_quote(t) for t in rare)}) AND ({every})"
+
+
+_WORD = re.compile(r"[^\s\"'`,;:!?()\[\]{}<>。，、；：！？（）【】「」“”]+")
+
+
+def _trigram_match(db: sqlite3.Connection, question: str) -> str:
+    """An OR of the question's words of 3 or more characters (substring terms), stop words dropped."""
+    terms: dict[str, None] = {}
+    for word in _WORD.findall(question.lower()):
+        if len(word) >= 3 and query_tokens(word):
+            terms.setdefault(word, None)
+    return " OR ".join(_quote(t) for t in list(terms)[:MAX_TERMS])
+
+
+class Fts5Engine:
+    """One FTS5 table (rowid = ``doc_id``), BM25-ranked search with a level/kind filter.
+
+    ``body`` turns a record into the text FTS5 indexes, ``match`` a question into an FTS5 query.
+    """
+
+    requires: tuple[str, ...] = ()
+    extra = ""
+
+    def __init__(self, name: str, table: str, tokenize: str, body: Callable[[Doc], str],
+                 match: Callable[[sqlite3.Connection, str], str]) -> None:
+        self.name = name
+        self.components = (name,)
+        self.table = table
+        self.tokenize = tokenize
+        self._body = body
+        self._match = match
+
+    def prepare(self, db: sqlite3.Connection) -> None:
+        """Create the FTS5 table if it is missing."""
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.table} USING fts5(body, tokenize='{self.tokenize}')")
+        # The vocabulary (term -> records holding it) of the table, read by the query planner above.
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.table}_vocab USING fts5vocab({self.table}, 'row')")
+
+    def add(self, db: sqlite3.Connection, docs: Sequence[tuple[int, Doc]]) -> None:
+        """Index records inside the caller's transaction."""
+        db.executemany(f"INSERT INTO {self.table}(rowid, body) VALUES (?, ?)", [(i, self._body(d)) for i, d in docs])
+
+    def remove(self, db: sqlite3.Connection, doc_ids: Sequence[int]) -> None:
+        """Forget records inside the caller's transaction."""
+        db.executemany(f"DELETE FROM {self.table} WHERE rowid = ?", [(i,) for i in doc_ids])
+
+    def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
+        """BM25-ranked matches of the question's terms among the records ``where`` allows."""
+        match = self._match(db, question)
+        if not match:
+            return []
+        levels = ",".join("?" * len(where.levels))
+        kinds = ",".join("?" * len(where.kinds))
+        rows = db.execute(
+            f"SELECT f.rowid, bm25({self.table}) AS rank FROM {self.table} f JOIN docs d ON d.doc_id = f.rowid "
+            f"WHERE {self.table} MATCH ? AND d.level IN ({levels}) AND d.kind IN ({kinds}) ORDER BY rank LIMIT ?",
+            (match, *where.levels, *where.kinds, k),
+        ).fetchall()
+        # bm25() is lower-is-better (negative); flip it so every engine's score is higher-is-better.
+        return [(int(rowid), -float(rank)) for rowid, rank in rows]
+
+
+def fts_bigram() -> Fts5Engine:
+    """The default engine: FTS5 over our analysis (words, identifier parts, CJK bigrams)."""
+    return Fts5Engine("fts", "fts_bigram", "porter unicode61 remove_diacritics 2", lambda d: index_tokens(d.search), _bigram_match)
+
+
+def fts_trigram() -> Fts5Engine:
+    """FTS5's ``trigram`` tokenizer over the raw search text."""
+    return Fts5Engine("fts_trigram", "fts_trigram", "trigram", lambda d: d.search, _trigram_match)
