@@ -53,13 +53,17 @@ from aptmem.jsonvalue import MAX_INT_DIGITS
 from aptmem.logreader import DEFAULT_LINE_CAP, over_cap_reason
 from aptmem.store import RECOVERY_MODES
 
-__all__ = ["BURST_LINES", "BURST_SECONDS", "InputLineError", "parse_line", "register", "run"]
+__all__ = ["BURST_GAP_SECONDS", "BURST_LINES", "BURST_SECONDS", "InputLineError", "parse_line", "register", "run"]
 
 #: Lines appended under one taking of the lock when input keeps coming (fairness to others)...
 BURST_LINES = 1024
 #: ... and seconds: with a sync per line on a slow disk, 1,024 lines could hold the lock for
 #: seconds while other writers and compactions wait.
 BURST_SECONDS = 0.1
+#: After a burst cut short by those caps, the next waits this long before taking the lock again:
+#: waiters poll for it, and without a gap a producer faster than the disk would keep it (library
+#: writers racing such a stream made under 3 appends a second).
+BURST_GAP_SECONDS = 0.002
 _CHUNK = 1 << 16
 _BOM = b"\xef\xbb\xbf"
 # The fields each known type declares, by their JSON names (plus the tag).
@@ -180,6 +184,7 @@ class _Appender:
         self.in_burst += 1
         if self.in_burst >= BURST_LINES or time.monotonic() - self.burst_started >= BURST_SECONDS:
             self.end_burst()
+            time.sleep(BURST_GAP_SECONDS)  # let a waiting writer or compaction in
 
     def append_all(self, entries: list[Entry]) -> None:
         """Append every entry as one write (``--all-or-nothing``)."""
