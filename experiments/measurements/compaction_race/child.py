@@ -47,15 +47,16 @@ def digest(entry: Any) -> str:
 
 
 def make_entry(writer: str, n: int, with_ids: bool, rng: random.Random) -> Any:
-    """The ``n``-th entry of ``writer``: a user turn, a reply, now and then metadata; unique text."""
+    """The ``n``-th entry of ``writer``: a user turn or a reply, unique text; every 500th is
+    metadata (as rare as in an agent's session: a rewrite carries it over, never summarizes it)."""
     from aptmem.entries import Assistant, Metadata, User, now_ms
 
     text = f"{writer} #{n}: " + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 30)))
     ident = f"{writer}-{n}" if with_ids else None
     pick = rng.random()
-    if pick < 0.05:
+    if n % 500 == 1:
         return Metadata(kind="race", data={"writer": writer, "n": n}, ts=now_ms(), id=ident)
-    if pick < 0.55:
+    if pick < 0.5:
         return User(content=text, ts=now_ms(), id=ident)
     return Assistant(content=text, ts=now_ms(), id=ident)
 
@@ -184,7 +185,7 @@ def _stream(cell: RaceCell, spec: WriterSpec, root: str, sid: str, coord: Path, 
             proc.stdin.flush()
             sent.append(entry)
             # A pause now and then ends the burst: the process releases the lock and waits.
-            time.sleep(spec.pause_ms / 1000 if spec.pause_ms else (0.002 if len(sent) % 8 == 0 else 0))
+            time.sleep(spec.pause_ms / 1000 if spec.pause_ms else (0.002 if len(sent) % 8 == 0 else 0.0005))
     finally:
         out, err = proc.communicate(timeout=300)  # closes stdin: the end of input
     report = json.loads(out.decode().strip().splitlines()[-1])
