@@ -235,3 +235,17 @@ class CorruptIndexError(RecallError):
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: not a usable recall index: {reason} (rebuild it with 'aptmem index --rebuild')")
+
+
+class ServiceUnavailable(AptmemError):
+    """A store needs a server (a database) that cannot be found, started or reached here.
+
+    ``service`` names it, ``reason`` says what failed and ``how`` what to do about it; the harness
+    turns this into a skip note, never into a silent gap.
+    """
+
+    def __init__(self, service: str, reason: str, how: str = "") -> None:
+        self.service = service
+        self.reason = reason
+        self.how = how
+        super().__init__(f"{service} is not available: {reason}" + (f" ({how})" if how else ""))

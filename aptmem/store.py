@@ -34,6 +34,7 @@ __all__ = [
     "SessionStats",
     "SessionStore",
     "checked_write",
+    "Storage",
     "select_live",
     "summarizable",
 ]
@@ -48,6 +49,11 @@ RECOVERY_MODES: tuple[str, ...] = ("strict", "truncate_tail", "point_in_time", "
 #: caught half written by any crash).
 Durability = Literal["per_append", "batch", "process", "none"]
 
+#: Where a store keeps its sessions: ``files`` under its root (``SessionStats.bytes_on_disk`` is their
+#: size, ``path`` one of them), or ``server``: in a database server's own files, the root holding only
+#: what reaches them (``bytes_on_disk`` is the size the server reports for the store's tables).
+Storage = Literal["files", "server"]
+
 
 class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     """What a store promises, declared up front so harness and callers can group fairly."""
@@ -61,6 +67,8 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     recovery_modes: tuple[str, ...]
     #: appends from several processes to one session are serialized by the store.
     multi_process_safe: bool
+    #: where the sessions live (see :data:`Storage`).
+    storage: Storage = "files"
 
 
 class SessionStats(msgspec.Struct, kw_only=True):

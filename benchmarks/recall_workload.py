@@ -118,7 +118,7 @@ def _slots(rng: random.Random, kind: str, subject: str) -> dict[str, str]:
     slots = {"s": subject, "env": env, "env_zh": env_zh}
     if kind == "env":
         key = rng.choice(["DATABASE_URL", "REDIS_URL", "QUEUE_DSN"])
-        proto = {"DATABASE_URL": "postgres", "REDIS_URL": "redis", "QUEUE_DSN": "amqp"}[key]
+        proto = {"DATABASE_URL": "postgresql", "REDIS_URL": "redis", "QUEUE_DSN": "amqp"}[key]
         slots |= {"key": key, "proto": proto, "v": f"{proto}://{subject}-{_hex(rng, 4)}.{env}.internal:{rng.randint(1024, 65000)}/{base}"}
     elif kind == "branch":
         slots["v"] = f"release/{base}-{rng.randint(1, 9)}.{rng.randint(0, 30)}"

@@ -30,12 +30,13 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from aptmem.entries import Compaction, Entry, encode_entry
+from aptmem.entries import Compaction, Entry
 from aptmem.errors import ClosedStoreError, CorruptLogError, SessionExists, SessionNotFound, StorageError
 from aptmem.fsutil import atomic_write, create_new, ensure_root, fsync_dir, open_read, open_truncate, write_all
 from aptmem.ids import is_session_id, session_path
-from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write, select_live, summarizable
+from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write, select_live
 from strategies.json_array import decode_array, encode_array_into
+from strategies.rewrite_split import kept_positions, split_for_rewrite
 
 __all__ = ["FullJsonStore", "VARIANTS", "SUFFIX"]
 
@@ -225,13 +226,9 @@ class FullJsonStore:
                 after = os.lstat(self.path(session_id)).st_size
                 return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
                                          bytes_after=after)
-            kept = live[len(live) - write.kept :] if write.kept else []
-            keep = {id(entry) for entry in kept}
-            rest = [e for e in history if id(e) not in keep]
-            carry = [e for e in rest if not summarizable(e)]
-            removed, carried = len(rest) - len(carry), len(carry)
-            removed_bytes = sum(len(encode_entry(e)) for e in rest if summarizable(e))
-            new = [*carry, write.marker, *kept]
+            split = split_for_rewrite(enumerate(history), kept_positions(history, live, write.kept))
+            removed, carried, removed_bytes = split.removed, len(split.carried), split.removed_bytes
+            new = [*(history[i] for i in split.carried), write.marker, *(history[i] for i in split.kept)]
             try:
                 encode_array_into(new, self._buffer)
                 self._write(self.path(session_id), atomic=True)

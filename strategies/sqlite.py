@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from aptmem.entries import Compaction, Entry, decode_line, encode_entry, entry_type, now_ms
+from aptmem.entries import Entry, decode_line, encode_entry, entry_type, now_ms
 from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, SessionExists, SessionNotFound
 from aptmem.fsutil import ensure_root, open_append
 from aptmem.ids import validate_session_id
@@ -380,13 +380,7 @@ class SqliteStore:
 
     def footprint(self) -> int:
         """Return the bytes on disk of the database, its WAL and its rollback journal."""
-        total = 0
-        for suffix in ("", "-wal", "-journal"):
-            try:
-                total += os.lstat(f"{self.db_path}{suffix}").st_size
-            except FileNotFoundError:
-                pass
-        return total
+        return sql.database_footprint(self.db_path)
 
     def _decode(self, payload: bytes, seq: int | None = None) -> Entry:
         """Decode a row's payload; a payload that is not an entry is damage in the database."""

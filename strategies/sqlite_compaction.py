@@ -13,14 +13,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from aptmem.entries import Compaction, Entry
-from aptmem.errors import CorruptLogError
+from aptmem.entries import Entry
 from aptmem.store import CompactionWritten
+from strategies import row_live
 from strategies import sqlite_sql as sql
 
 __all__ = ["live_rows", "payload_bytes", "rewrite"]
 
-_COMPACTION_TYPES = ("compaction", "compaction_marker")
 _Row = tuple[str, int | None, str | None, bytes]  # type, ts, entry_id, payload
 
 
@@ -29,29 +28,7 @@ def live_rows(conn: sqlite3.Connection, session_id: str, decode: Callable[[bytes
 
     The same result as :func:`aptmem.store.select_live` over the whole history.
     """
-    latest = conn.execute(sql.LATEST_COMPACTION, (session_id,)).fetchone()
-    if latest is None:
-        rows = conn.execute(sql.ALL_ROWS, (session_id,))
-        return [(seq, decode(payload, seq)) for seq, payload in rows]
-    marker_seq, marker_payload = latest
-    marker = decode(marker_payload, marker_seq)
-    if not isinstance(marker, Compaction):
-        raise CorruptLogError(where, marker_seq, 0, f"row {marker_seq} is typed a compaction but decodes as {type(marker).__name__}")
-    live: list[tuple[int, Entry]] = [(marker_seq, marker)]
-    start = marker_seq + 1
-    if marker.kept_before is not None:
-        if marker.kept_before:
-            before = conn.execute(sql.KEPT_BEFORE, (session_id, marker_seq, marker.kept_before)).fetchall()
-            live += [(seq, decode(payload, seq)) for seq, _, payload in reversed(before)]
-    elif marker.first_kept is not None:
-        kept_seq = conn.execute(sql.KEPT_FROM, (session_id, marker.first_kept, marker_seq)).fetchone()[0]
-        if kept_seq is not None:
-            start = kept_seq
-    for seq, kind, payload in conn.execute(sql.FROM_SEQ, (session_id, start, marker_seq)).fetchall():
-        if seq < marker_seq and kind in _COMPACTION_TYPES:
-            continue  # an older compaction inside the window: the latest summary stands for it
-        live.append((seq, decode(payload, seq)))
-    return live
+    return row_live.live_rows(conn, session_id, sql.LIVE, decode, where)
 
 
 def payload_bytes(conn: sqlite3.Connection, session_id: str) -> int:

@@ -8,14 +8,16 @@ place.
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from aptmem.errors import CorruptLogError, LockTimeout, StorageError
+from strategies.row_live import LiveQueries
 
 __all__ = ["SCHEMA", "INSERT", "LATEST_COMPACTION", "KEPT_FROM", "KEPT_BEFORE", "FROM_SEQ", "ALL_ROWS", "PAGE_AFTER",
-           "IS_COMPACTION", "SUMMARIZABLE", "sql_errors"]
+           "IS_COMPACTION", "SUMMARIZABLE", "LIVE", "database_footprint", "sql_errors"]
 
 # The IN list of the partial index and of the query that uses it must match word for word:
 # SQLite only uses a partial index when the query's WHERE implies the index's WHERE.
@@ -49,10 +51,26 @@ INSERT = "INSERT INTO entries (session_id, seq, type, ts, entry_id, payload) VAL
 LATEST_COMPACTION = f"SELECT seq, payload FROM entries WHERE session_id = ? AND {IS_COMPACTION} ORDER BY seq DESC LIMIT 1"
 KEPT_FROM = "SELECT max(seq) FROM entries WHERE session_id = ? AND entry_id = ? AND seq < ?"
 # A compaction's kept_before N: the N rows nearest before it that are not compactions.
-KEPT_BEFORE = f"SELECT seq, type, payload FROM entries WHERE session_id = ? AND seq < ? AND NOT {IS_COMPACTION} ORDER BY seq DESC LIMIT ?"
-FROM_SEQ = "SELECT seq, type, payload FROM entries WHERE session_id = ? AND seq >= ? AND seq <> ? ORDER BY seq"
+KEPT_BEFORE = f"SELECT seq, payload FROM entries WHERE session_id = ? AND seq < ? AND NOT {IS_COMPACTION} ORDER BY seq DESC LIMIT ?"
+FROM_SEQ = f"SELECT seq, {IS_COMPACTION}, payload FROM entries WHERE session_id = ? AND seq >= ? AND seq <> ? ORDER BY seq"
 ALL_ROWS = "SELECT seq, payload FROM entries WHERE session_id = ? ORDER BY seq"
 PAGE_AFTER = "SELECT seq, payload FROM entries WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+LIVE = LiveQueries(LATEST_COMPACTION, KEPT_BEFORE, KEPT_FROM, FROM_SEQ, ALL_ROWS)
+
+
+def database_footprint(db_path: str | os.PathLike[str]) -> int:
+    """The bytes on disk of a SQLite database with its WAL and rollback journal.
+
+    ``-shm`` is left out: it is SQLite's shared-memory index of the WAL, not stored data, and is
+    removed when the last connection closes.
+    """
+    total = 0
+    for suffix in ("", "-wal", "-journal"):
+        try:
+            total += os.lstat(f"{os.fspath(db_path)}{suffix}").st_size
+        except FileNotFoundError:
+            pass
+    return total
 
 
 @contextmanager

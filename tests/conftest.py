@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from aptmem.errors import ServiceUnavailable
 from aptmem.store import SessionStore
 from experiments.core.strategy import build_store, load_strategy, strategy_names
 
@@ -24,8 +25,15 @@ class StoreFactory:
         self._built: list[SessionStore] = []
 
     def __call__(self, **overrides: object) -> SessionStore:
-        """Build a store of this strategy on ``self.root`` (config values may be overridden)."""
-        store = build_store(load_strategy(self.name), self.root, **overrides)
+        """Build a store of this strategy on ``self.root`` (config values may be overridden).
+
+        A strategy whose server cannot be had here (no PostgreSQL binaries) skips the test, saying why.
+        """
+        try:
+            store = build_store(load_strategy(self.name), self.root, **overrides)
+        except Exception as exc:
+            skip_if_unavailable(exc)
+            raise
         self._built.append(store)
         return store
 
@@ -48,3 +56,20 @@ def store(store_factory: StoreFactory) -> SessionStore:
     """One open store of the strategy under test."""
     return store_factory()
 
+
+
+def skip_if_unavailable(exc: BaseException) -> None:
+    """Skip the test when ``exc`` (or what Hydra's instantiate wrapped in it) is a missing service."""
+    while exc is not None:
+        if isinstance(exc, ServiceUnavailable):
+            pytest.skip(str(exc))
+        exc = exc.__cause__  # type: ignore[assignment]
+
+
+def require_available(strategy: str, root: Path) -> None:
+    """Skip the test when the strategy's server cannot be had here (build one store and close it)."""
+    try:
+        build_store(load_strategy(strategy), root).close()
+    except Exception as exc:
+        skip_if_unavailable(exc)
+        raise

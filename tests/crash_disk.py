@@ -29,12 +29,10 @@ from pathlib import Path
 from experiments.core.crashsim.fs_model import FileImage, FsModel
 from experiments.measurements.crash.power_loss import damage_file, wal_state
 
-__all__ = ["Disk", "POWER_LOSSES", "TRACED_FAMILIES", "scratch_base"]
+__all__ = ["Disk", "POWER_LOSSES", "scratch_base"]
 
 #: The power-loss damage kinds (experiments.measurements.crash.power_loss): the unsynced tail torn, zeroed, dropped.
 POWER_LOSSES = ("torn", "zero", "drop")
-#: Strategy families whose every file operation goes through Python's ``os`` (so FsModel sees it).
-TRACED_FAMILIES = ("jsonl", "full_json")
 
 
 def scratch_base(fallback: Path) -> Path:
@@ -52,10 +50,10 @@ def _no_sync(fd: int) -> None:
 class Disk:
     """One store's files across crashes: the current root and, where traced, its durable state."""
 
-    def __init__(self, base: Path, family: str, *, wal_full: bool = False) -> None:
+    def __init__(self, base: Path, *, traced: bool, wal_full: bool = False) -> None:
         self.base = base
-        self.family = family
-        self.traced = family in TRACED_FAMILIES
+        #: every file operation goes through Python's ``os`` (so FsModel sees it)
+        self.traced = traced
         self.wal_full = wal_full
         self.generation = 0
         self.root = self._fresh_root()

@@ -89,6 +89,22 @@ def unknown_entries() -> list[UnknownEntry]:
     return entries  # type: ignore[return-value]
 
 
+def every_kind() -> list[Entry]:
+    """One entry of every kind and shape a peer store must map: ids or none, a legacy inline tool
+    result, an error result, both compaction names, metadata, and the unknown lines."""
+    return [
+        User(ts=1, id="u1", content="帮我看看这个 bug"),
+        Assistant(ts=2, id="msg_1", content="looking", model="gpt-x", usage={"input": 10, "output": 3}),
+        ToolCall(ts=3, id="call_1", name="read", args={"path": "src/foo.ts", "lines": [1, 2.5]}),
+        ToolCall(ts=4, name="legacy", args={}, result="inline result"),
+        ToolResult(ts=5, call_id="call_1", content="file text", name="read", is_error=True),
+        compaction(6, "u1"),
+        compaction(7, None, legacy=True),
+        Metadata(ts=8, kind="model_change", data={"model": "m-2"}),
+        *unknown_entries(),
+    ]
+
+
 def footprint(root: Path) -> int:
     """Bytes of the store's files in ``root``, leaving out SQLite's ``-shm`` (an index, not data)."""
     return sum(

@@ -141,8 +141,9 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 def _family_literals(source: str, families: list[str]) -> Iterator[str]:
     """String literals (not docstrings) naming a family: the family as a word of its own, not a file
-    extension (``.jsonl``) nor part of a longer name (``jsonl_none``, ``sqlite3``)."""
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, families)) + r")(?!\w)")
+    extension (``.jsonl``) nor part of a longer name (``jsonl_none``, ``sqlite3``) nor a URL's scheme
+    (``postgres://``, in a workload's text)."""
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, families)) + r")(?!\w|://)")
     tree = ast.parse(source)
     skip = _docstrings(tree)
     for node in ast.walk(tree):
@@ -156,6 +157,7 @@ def test_the_family_check_finds_a_family_literal() -> None:
     assert list(_family_literals('x = y == "sqlite"\n', families)) == ["line 1: 'sqlite'"]
     assert list(_family_literals('f"{n} is jsonl"\n', families))
     assert not list(_family_literals('"""A jsonl docstring."""\np = "x.jsonl"; q = "jsonl_none"; import sqlite3\n', families))
+    assert not list(_family_literals('url = "sqlite://db1.internal/app"\n', families))
 
 
 @pytest.mark.parametrize("path", sorted([*PACKAGE.rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]),

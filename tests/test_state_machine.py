@@ -37,6 +37,7 @@ from state_machine_model import EntryMaker, Model, entry_specs
 from aptmem.entries import Compaction, encode_line
 from aptmem.errors import CorruptLogError
 from aptmem.store import select_live
+from conftest import require_available
 from crash_disk import POWER_LOSSES, Disk, scratch_base
 from experiments.core.strategy import build_store, load_strategy, strategy_names
 from strategies.json_array import encode_array_into
@@ -48,7 +49,9 @@ CRASHES = ("process", *POWER_LOSSES, "torn_append")
 def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
     """A state machine class bound to one strategy config, its roots under ``base``."""
     cfg = load_strategy(strategy)
-    family = cfg.family
+    # Only a strategy whose file operations are Python's ``os`` calls is traced (its unsynced bytes
+    # known); a SQLite WAL synced at every commit loses at most the commit in flight.
+    traced = cfg.power_loss.model == "trace"
     wal_full = cfg.power_loss.model == "sqlite_wal" and cfg.power_loss.region == "last_commit"
 
     class StoreMachine(RuleBasedStateMachine):
@@ -57,7 +60,7 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
         def __init__(self) -> None:
             super().__init__()
             folder = Path(tempfile.mkdtemp(prefix="aptmem-sm-", dir=base))
-            self.disk = Disk(folder, family, wal_full=wal_full)
+            self.disk = Disk(folder, traced=traced, wal_full=wal_full)
             self.stores: list[Any] = []
             self.store = self._open()
             caps = self.store.capabilities
@@ -137,7 +140,7 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
             if kind in POWER_LOSSES:
                 self.disk.power_loss(kind, rng)
             else:
-                if kind == "torn_append" and family != "sqlite":
+                if kind == "torn_append" and traced:
                     inflight = self.make.entry(spec)
                     self._append_killed(inflight, rng)  # the crash happens inside the write
                 else:
@@ -160,10 +163,11 @@ def machine_for(strategy: str, base: Path) -> type[RuleBasedStateMachine]:
             the file in place); the write of the line (JSONL) or of the whole array (full JSON) gets
             only some of its bytes to the kernel, and the files are taken as they are at that moment
             (the store's own cleanup as the exception unwinds, e.g. removing a temp file, comes too
-            late to count). SQLite's writes are C code out of reach: for it a torn append is a plain
-            process crash.
+            late to count). Only the families whose writes go through Python's ``os`` are cut so
+            (``power_loss.model: trace`` in its YAML): SQLite's writes are C code, and the peers write through
+            ``io`` or a server, so for them a torn append is a plain process crash.
             """
-            if family == "jsonl":
+            if cfg.power_loss.lines:  # one entry a line (JSONL); else the whole array
                 target = encode_line(entry)
             else:
                 buffer = bytearray()
@@ -235,6 +239,7 @@ class _Killed(BaseException):
 
 def _run(strategy: str, tmp_path: Path, config: settings) -> None:
     """Run the machine of ``strategy``; on failure, say which settings to reproduce it with."""
+    require_available(strategy, tmp_path / "probe")  # a server strategy without its server: skipped, saying why
     base = Path(tempfile.mkdtemp(prefix="aptmem-sm-", dir=scratch_base(tmp_path)))
     try:
         run_state_machine_as_test(machine_for(strategy, base), settings=config)
