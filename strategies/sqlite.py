@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from aptmem.entries import Entry, decode_line, encode_entry, entry_type, now_ms
+from aptmem.entries import Compaction, Entry, decode_line, encode_entry, entry_type, now_ms
 from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, SessionExists, SessionNotFound
 from aptmem.fsutil import ensure_root, open_append
 from aptmem.ids import validate_session_id
