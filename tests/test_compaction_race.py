@@ -15,7 +15,8 @@ import pytest
 from aptmem.entries import User
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
-from experiments.measurements.compaction_race import SIZES, plan_cells, run_cell
+from experiments.measurements.compaction_race.driver import plan_cells, run_cell
+from experiments.measurements.compaction_race.spec import SIZES
 from experiments.measurements.compaction_race.child import digest
 from experiments.measurements.compaction_race.oracle import check
 

@@ -19,8 +19,9 @@ import msgspec
 
 def main(argv: list[str] | None = None) -> int:
     """Run the race as the options say; return 1 on a loss, else 0."""
-    from experiments.measurements.compaction_race import SIZES, run_race
-    from experiments.core.strategy import strategy_names
+    from experiments.measurements.compaction_race.driver import run_race
+    from experiments.measurements.compaction_race.spec import SIZES
+    from experiments.core.strategy import load_strategy, services_started, strategy_names
 
     p = argparse.ArgumentParser(prog="python -m experiments.measurements.compaction_race", description=__doc__.split("\n\n")[0])
     p.add_argument("--size", choices=sorted(SIZES), default="ci", help="ci (seconds a cell) or full (>= 1,000 compactions, >= 10,000 appends)")
@@ -42,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{first.cell_compactions:,} | {noop:,} | {first.cell_entries_at_end:,} | {first.cell_live_consistent} | "
               f"{first.seconds:.0f} | {first.error or ''} |", flush=True)
 
-    rows = run_race(names, args.size, args.seed, args.tmp, tuple(args.persist.split(",")), progress=show)
+    with services_started([load_strategy(name) for name in names], args.tmp) as specs:
+        rows = run_race(specs, args.size, args.seed, args.tmp, tuple(args.persist.split(",")), progress=show)
     for row in rows:
         if row.kind == "-":
             print(f"| {row.strategy} | {row.persist} | - | - | - | - | - | - | - | - | {row.error} |")

@@ -20,12 +20,13 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from aptmem.jsonl_store import JsonlStore
-from experiments.core.strategy import build_store, capabilities, import_target, load_strategy
+from experiments.core.strategy import StrategySpec, build_store, capabilities, import_target, load_strategy
 from experiments.measurements.compaction_race.oracle import check
 from experiments.measurements.compaction_race.spec import SIZES, CompactorSpec, RaceCell, RaceRow, RaceSize, WriterSpec
 
@@ -35,14 +36,19 @@ PERSIST_WAYS = ("append", "rewrite")
 _REPO = Path(__file__).resolve().parents[3]
 
 
-def plan_cells(strategies: list[str], size: RaceSize | str = "ci", seed: int = 0,
-               persist: tuple[str, ...] = PERSIST_WAYS) -> tuple[list[RaceCell], list[RaceRow]]:
-    """The cells to run, and a row for every strategy left out (with the reason)."""
+def plan_cells(strategies: Sequence[StrategySpec | str], size: RaceSize | str = "ci", seed: int = 0,
+               persist: Sequence[str] = PERSIST_WAYS) -> tuple[list[RaceCell], list[RaceRow]]:
+    """The cells to run, and a row for every strategy left out (with the reason).
+
+    ``strategies`` are specs (with their services started, as a run hands them over) or names
+    of strategy configs (for a strategy that declares a service, start it first:
+    :func:`experiments.core.strategy.services_started`).
+    """
     size = SIZES[size] if isinstance(size, str) else size
     cells, skipped = [], []
-    for strategy in strategies:
-        strategy_spec = load_strategy(strategy)
-        spec = strategy_spec.store
+    for given in strategies:
+        strategy_spec = load_strategy(given) if isinstance(given, str) else given
+        strategy, spec = strategy_spec.name, strategy_spec.store
         if not capabilities(strategy_spec).multi_process_safe:
             for way in persist:
                 skipped.append(RaceRow(strategy=strategy, persist=way, seed=seed, role="writer", name="-", kind="-",
@@ -148,9 +154,10 @@ def _rows(cell: RaceCell, found: Any, seconds: float, error: str | None) -> list
     return rows
 
 
-def run_race(strategies: list[str], size: RaceSize | str = "ci", seed: int = 0, base: str | os.PathLike[str] | None = None,
-             persist: tuple[str, ...] = PERSIST_WAYS, progress: Any = None) -> list[RaceRow]:
-    """Every cell of ``strategies`` (both persist ways), one after the other; all rows."""
+def run_race(strategies: Sequence[StrategySpec | str], size: RaceSize | str = "ci", seed: int = 0,
+             base: str | os.PathLike[str] | None = None, persist: Sequence[str] = PERSIST_WAYS,
+             progress: Any = None) -> list[RaceRow]:
+    """Every cell of ``strategies`` (see :func:`plan_cells`), one after the other; all rows."""
     cells, rows = plan_cells(strategies, size, seed, persist)
     scratch = tempfile.mkdtemp(prefix="aptmem-race-", dir=base)
     for cell in cells:
