@@ -84,3 +84,44 @@ def test_the_full_race_loses_nothing(strategy: str, persist: str, tmp_path: Path
     """At least 1,000 compactions racing at least 10,000 appends."""
     rows = _race(strategy, persist, "full", tmp_path, seed=0)
     assert rows[0].cell_acknowledged >= 10_000 and rows[0].cell_compactions >= 1_000, rows
+
+
+def test_the_measurement_writes_its_table_section_and_gate(tmp_path: Path) -> None:
+    """As a run makes it: one typed table, a report section naming what was not raced, gate metrics at zero."""
+    from experiments.core.measurement import RunContext
+    from experiments.core.runfolder import RunFolder, read_table
+    from experiments.core.strategy import load_strategy
+    from experiments.measurements.compaction_race import CompactionRace, CompactionRaceSettings
+    from experiments.measurements.compaction_race.job import SCHEMA
+
+    measurement = CompactionRace()
+    settings = CompactionRaceSettings(persist=["append"], seed=5)
+    strategies = (load_strategy("jsonl_none"), load_strategy("full_json_atomic"))
+    folder = RunFolder(tmp_path / "run")
+    folder.path.mkdir()
+    measurement.run(settings, RunContext(strategies=strategies, workload=None, folder=folder), lambda n: None)
+    table = read_table(folder.path, "compaction_race")
+    assert table is not None and dict(table.schema) == SCHEMA
+    section = measurement.section(folder.path)
+    assert section is not None and "| jsonl_none | append |" in section and "`full_json_atomic`: not safe" in section
+    metrics = {m.name: m.value for m in measurement.metrics(folder.path)}
+    assert metrics == {"compaction_race.jsonl_none.append.lost": 0.0, "compaction_race.jsonl_none.append.duplicated": 0.0,
+                       "compaction_race.jsonl_none.append.live_consistent": 1.0, "compaction_race.jsonl_none.append.failed": 0.0}
+
+
+def test_the_table_schema_has_a_column_per_row_field() -> None:
+    import msgspec
+
+    from experiments.measurements.compaction_race.job import SCHEMA
+    from experiments.measurements.compaction_race.spec import RaceRow
+
+    assert list(SCHEMA) == [f.name for f in msgspec.structs.fields(RaceRow)]
+
+
+@pytest.mark.parametrize("bad", [{"size": "huge"}, {"persist": ["sideways"]}, {"persist": []}])
+def test_bad_settings_are_refused(bad: dict) -> None:
+    from experiments.measurements.compaction_race import CompactionRaceSettings
+
+    with pytest.raises(ValueError, match="compaction_race"):
+        CompactionRaceSettings(**bad)
+
