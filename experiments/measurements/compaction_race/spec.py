@@ -67,11 +67,12 @@ class RaceSize(msgspec.Struct, frozen=True, kw_only=True):
     writer_pause_ms: float = 0.0
 
 
-#: ``ci``: a few seconds a cell. ``full``: at least 1,000 compactions racing at least 10,000 appends.
+#: ``ci``: a few seconds a cell. ``full``: at least 1,000 compactions racing at least 10,000 appends (the two library
+#: writers alone append 10,000, so a strategy without command-line writers reaches it too).
 SIZES = {
     "ci": RaceSize(library=120, library_fresh=30, cli_each=2, cli_stream=30, library_compactions=12, cli_compactions=1,
                    timeout_s=120.0),
-    "full": RaceSize(library=6000, library_fresh=2000, cli_each=25, cli_stream=2000, library_compactions=1000,
+    "full": RaceSize(library=8000, library_fresh=2000, cli_each=25, cli_stream=2000, library_compactions=1000,
                      cli_compactions=25, timeout_s=1800.0, writer_pause_ms=2.0),
 }
 
