@@ -171,6 +171,29 @@ class TokenizerUnavailable(AptmemError, LookupError):
         super().__init__(f"tokenizer {name!r} is not available offline: {how}")
 
 
+class InvalidTierSpec(AptmemError, ValueError):
+    """A tier spec (``rough:bytes``, ``medium``, ``precise:<tokenizer>``, ``anchored[:<tier>]``...) names no tier.
+
+    ``spec`` is the text as given, ``reason`` what is wrong with it, ``allowed`` the spellings that
+    were accepted where it was given (:mod:`aptmem.tokens.tiers`).
+    """
+
+    def __init__(self, spec: object, reason: str, allowed: str) -> None:
+        self.spec = spec
+        self.reason = reason
+        self.allowed = allowed
+        super().__init__(f"invalid tier spec {spec!r}: {reason}; use {allowed}")
+
+
+class UnknownTranscriptFormat(AptmemError, ValueError):
+    """A transcript format that no converter in :data:`aptmem.importers.converter.CONVERTERS` reads."""
+
+    def __init__(self, fmt: object, known: tuple[str, ...]) -> None:
+        self.fmt = fmt
+        self.known = known
+        super().__init__(f"unknown transcript format {fmt!r}; choose one of {', '.join(known)} or auto")
+
+
 class NotATranscriptError(AptmemError):
     """A file given to an importer is not a transcript of the format asked for (or of any we know).
 

@@ -101,8 +101,6 @@ class JsonlStore:
         self.max_open = max_open
         self.capabilities = Capabilities(
             durability=_DURABILITY[sync],  # type: ignore[arg-type]
-            native_batch=True,
-            fast_resume=True,
             recovery_modes=RECOVERY_MODES,
             multi_process_safe=lock,
         )

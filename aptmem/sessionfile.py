@@ -133,12 +133,9 @@ def _line_verdict(stripped: bytes, *, first: bool) -> tuple[str, str] | None:
 
 def _transcript(obj: dict[str, Any]) -> str | None:
     """The agent format whose first line ``obj`` looks like, or None."""
-    from aptmem.importers.scan import FORMATS
+    from aptmem.importers.converter import detect
 
-    for fmt, converter in FORMATS.items():
-        if converter.looks_like(obj) is None:
-            return fmt
-    return None
+    return detect(obj)[0]
 
 
 def _has_type(stripped: bytes) -> bool:

@@ -59,10 +59,6 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     """What a store promises, declared up front so harness and callers can group fairly."""
 
     durability: Durability
-    #: ``append_many`` is one write or one transaction, not a loop of appends.
-    native_batch: bool
-    #: ``read_live`` reads only the tail of the history, not all of it.
-    fast_resume: bool
     #: recovery modes ``recover`` accepts (others raise ``ValueError``).
     recovery_modes: tuple[str, ...]
     #: appends from several processes to one session are serialized by the store.

@@ -5,7 +5,7 @@
     python benchmarks/memory_quality.py --split dev --seeds 0,1,2 --strategies salient,kv_dict
     python benchmarks/memory_quality.py --report reports/runs/memory-...   # rebuild report.md from the tables
 
-Runs :func:`experiments.measurements.memory_quality.run.run_memory_quality` (the harness's
+Runs :func:`experiments.measurements.memory_quality.job.run_memory_quality` (the harness's
 ``memory_quality`` measurement: ``python -m experiments run measure=[memory_quality]`` makes it
 too) and writes the tables (parquet and CSV), ``memory_frontier.png`` and ``report.md`` (the
 memory section) to ``--out``; the report's path is the last line printed.
@@ -29,11 +29,11 @@ if str(_ROOT) not in sys.path:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--size", choices=("default", "full"), default="default", help="workload size (default: default)")
-    p.add_argument("--split", choices=("heldout", "dev"), default=None, help="statement phrasings (default heldout)")
-    p.add_argument("--seeds", default=None, help="comma-separated workload seeds (default 100,101,102)")
-    p.add_argument("--windows", default=None, help="comma-separated context windows (default 32000,8000)")
-    p.add_argument("--strategies", default=None, help="comma-separated memory strategies (default: all but llm)")
+    p.add_argument("--size", choices=("default", "full"), default="default", help="the preset whose memory_quality settings are run: experiment=default or experiment=full (default: default)")
+    p.add_argument("--split", choices=("heldout", "dev"), default=None, help="statement phrasings (default: the preset's)")
+    p.add_argument("--seeds", default=None, help="comma-separated workload seeds (default: the preset's)")
+    p.add_argument("--windows", default=None, help="comma-separated context windows (default: the preset's)")
+    p.add_argument("--strategies", default=None, help="comma-separated memory strategies (default: the preset's, all but llm)")
     p.add_argument("--llm-model", default=None, help="score the LLM summarizer too, with this model")
     p.add_argument("--llm-base-url", default=None, help="its OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--out", type=Path, default=None, help="output folder (default reports/runs/memory-<time>)")
@@ -52,25 +52,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from tqdm import tqdm
 
-    from experiments.measurements.memory_quality.run import SIZES, MemoryQualitySettings, planned_runs, run_memory_quality
-    from experiments.measurements.memory_quality.section import memory_section, targets
-    from experiments.measurements.memory_quality.workload import WorkloadShape
+    from experiments.core.config import compose, settings_of
     from experiments.core.runfolder import read_measurement
     from experiments.core.runinfo import REPO_ROOT
+    from experiments.measurements import MEASUREMENTS, by_name
+    from experiments.measurements.memory_quality.job import planned_runs, run_memory_quality
+    from experiments.measurements.memory_quality.report import memory_section, targets
 
     if args.report is not None:
         out = args.report
     else:
-        overrides: dict[str, object] = dict(SIZES[args.size])
+        # The sizes are the Hydra presets' (experiment=default or full), composed as the app would.
+        composed = settings_of(compose(MEASUREMENTS, [f"experiment={args.size}"]), by_name()["memory_quality"])
+        overrides: dict[str, object] = {}
         for name, value in (("seeds", _list(args.seeds, int)), ("windows", _list(args.windows, int)),
                             ("strategies", _list(args.strategies)), ("llm_model", args.llm_model),
                             ("llm_base_url", args.llm_base_url)):
             if value is not None:
                 overrides[name] = value
         if args.split is not None:
-            overrides["workload"] = dataclasses.replace(overrides.get("workload", WorkloadShape()), split=args.split)  # type: ignore[arg-type]
+            overrides["workload"] = dataclasses.replace(composed.workload, split=args.split)
         try:
-            settings = MemoryQualitySettings(**overrides)  # type: ignore[arg-type]
+            settings = dataclasses.replace(composed, **overrides)  # type: ignore[arg-type]
         except ValueError as exc:
             print(f"memory_quality: {exc}", file=sys.stderr)
             return 2

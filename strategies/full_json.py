@@ -62,8 +62,6 @@ class FullJsonStore:
         self.variant = variant
         self.capabilities = Capabilities(
             durability="per_append" if variant == "atomic" else "none",
-            native_batch=True,  # append_many is one rewrite
-            fast_resume=False,  # the live context needs the whole array parsed
             recovery_modes=_RECOVERY_MODES,
             multi_process_safe=False,
         )

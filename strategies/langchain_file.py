@@ -67,8 +67,6 @@ class LangchainFileStore:
         self.ensure_ascii = ensure_ascii
         self.capabilities = Capabilities(
             durability="none",  # an in-place rewrite per append, no fsync: a crash mid-write tears the file
-            native_batch=False,  # add_messages rewrites the whole file once per message
-            fast_resume=False,  # every read parses the whole file
             recovery_modes=RECOVERY_MODES,
             multi_process_safe=False,  # read-modify-write with no lock: concurrent appends are lost
         )

@@ -81,8 +81,6 @@ class OpenAIAgentsSqliteStore:
         self.synchronous, self.journal_mode = int(synchronous), journal
         self.capabilities = Capabilities(
             durability="per_append" if journal == "wal" and self.synchronous >= 2 else "process",
-            native_batch=True,  # add_items is one executemany and one commit
-            fast_resume=False,  # get_items reads every row of the session
             recovery_modes=RECOVERY_MODES,
             multi_process_safe=True,  # SQLite's locks serialize the writers' transactions
         )

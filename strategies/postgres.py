@@ -90,8 +90,6 @@ class PostgresStore:
         self.synchronous_commit = synchronous_commit
         self.capabilities = Capabilities(
             durability="per_append" if synchronous_commit == "on" else "batch",
-            native_batch=True,  # append_many is one statement
-            fast_resume=True,  # read_live reads the live rows through indexes
             recovery_modes=RECOVERY_MODES,
             multi_process_safe=True,  # the session row's lock serializes writers, across machines too
             storage="server",

@@ -94,8 +94,6 @@ class SqliteStore:
             # in both modes (in WAL a power loss may roll back the last commits; in DELETE
             # SQLite's docs warn of corruption on some file systems). OFF leaves syncing to the OS.
             durability=_durability(journal_mode, synchronous),
-            native_batch=True,  # append_many is one transaction
-            fast_resume=True,  # read_live touches only the live rows, through indexes
             recovery_modes=_RECOVERY_MODES,
             multi_process_safe=True,  # SQLite's file locks serialize writers across processes
         )

@@ -18,7 +18,7 @@ from aptmem.errors import CorruptTranscriptError, NotATranscriptError
 from aptmem.ids import new_session_id
 from aptmem.importers import detect_format, iter_entries
 from aptmem.jsonl_store import JsonlStore
-from aptmem.replay import replay
+from aptmem.compaction.replay import replay
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
 

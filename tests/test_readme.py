@@ -85,3 +85,62 @@ def test_the_command_walkthrough_runs_as_shown(tmp_path: Path) -> None:
     assert context["messages"][2]["tool_call_id"] == context["messages"][1]["tool_calls"][0]["id"]
     listing = next(line for line in out.splitlines() if line.startswith(sid))
     assert "bug hunt" in listing and listing.split()[3] == "3"
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+
+
+def _readme_imports() -> list[tuple[str, list[str]]]:
+    """Every ``from aptmem... import X, Y`` and ``import aptmem...`` line the README shows, in any block or prose."""
+    found = []
+    for line in README.read_text(encoding="utf-8").splitlines():
+        line = line.strip().strip("`")
+        if m := re.match(r"from (aptmem(?:\.\w+)*) import ([\w, ]+?)\s*(?:#.*)?$", line):
+            found.append((m.group(1), [n.strip() for n in m.group(2).split(",")]))
+        elif m := re.match(r"import (aptmem(?:\.\w+)*)\s*(?:#.*)?$", line):
+            found.append((m.group(1), []))
+    return found
+
+
+def test_every_import_the_readme_shows_works_and_the_package_re_exports_its_names() -> None:
+    import importlib
+    import importlib.util
+
+    import aptmem
+
+    imports = _readme_imports()
+    assert len(imports) >= 8, imports  # the library example's imports at least
+    for module_name, names in imports:
+        module = importlib.import_module(module_name)
+        for name in names:
+            value = getattr(module, name)
+            if importlib.util.find_spec(f"aptmem.{name}") is not None:
+                # a name that is also a package (``recall``) cannot be re-exported without hiding the package
+                assert name not in aptmem.__all__, name
+                continue
+            assert name in aptmem.__all__, f"the README imports {name} from {module_name}; aptmem does not re-export it"
+            assert getattr(aptmem, name) is value, name
+    missing = [name for name in aptmem.__all__ if not hasattr(aptmem, name)]
+    assert not missing
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        aptmem.nothing_here  # noqa: B018
+
+
+def test_import_aptmem_loads_nothing_else() -> None:
+    code = ("import sys, aptmem; print(sorted(m for m in sys.modules if m.startswith('aptmem')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "['aptmem']"
+
+
+def test_the_readme_python_snippets_run_one_after_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = _python_blocks()
+    assert len(blocks) >= 2  # the library example, then recall over the sessions it left
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        scope: dict[str, object] = {}
+        exec(compile(block, str(README), "exec"), scope)  # noqa: S102 - our own README
+    result = scope["result"]
+    assert isinstance(result.text, str) and isinstance(result.hits, list)  # type: ignore[attr-defined]
+    assert (tmp_path / "sessions" / "recall-index.sqlite").is_file()

@@ -14,7 +14,7 @@ from aptmem.entries import Compaction, User
 from aptmem.ids import new_session_id
 from aptmem.importers import import_session
 from aptmem.jsonl_store import JsonlStore
-from aptmem.replay import replay
+from aptmem.compaction.replay import replay
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
 

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from omegaconf import OmegaConf
 
-from experiments.core.estimators import build_estimator
+from aptmem.tokens.tiers import build_estimator
 from experiments.measurements.tokens.job import TABLES, run_tokens
 from experiments.measurements.tokens.settings import TokensSettings
 from experiments.measurements.tokens.report import tokens_section

@@ -13,8 +13,9 @@ import pytest
 
 from aptmem.entries import Assistant, Compaction, User
 from aptmem.importers import iter_entries
-from aptmem.importers.usage import Request, calibrate, estimator_for, input_tokens, session_requests, tier_stats
+from aptmem.importers.usage import Request, calibrate, input_tokens, session_requests, tier_stats
 from aptmem.tokens import MESSAGE_OVERHEAD
+from aptmem.tokens.tiers import build_estimator
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "real"
@@ -22,7 +23,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "real"
 
 def requests_of(name: str, tiers: tuple[str, ...] = ("rough:bytes",)) -> tuple[list[Request], int]:
     fmt = "pi" if name.startswith("pi") else "claude-code"
-    estimators = {t: estimator_for(t) for t in tiers}
+    estimators = {t: build_estimator(t) for t in tiers}
     return session_requests(iter_entries(fmt, FIXTURES / name), estimators, session=name, fmt=fmt)
 
 
@@ -59,7 +60,7 @@ def test_estimates_grow_with_the_context_and_a_compaction_resets_them() -> None:
                Assistant(ts=6, id="a3", content="ok", usage=usage),
                Compaction(ts=7, id="c2", summary="tiny"),
                Assistant(ts=8, id="a4", content="ok", usage=usage)]
-    found, _ = session_requests(entries, {"r": estimator_for("rough:bytes")}, session="s", fmt="claude-code")
+    found, _ = session_requests(entries, {"r": build_estimator("rough:bytes")}, session="s", fmt="claude-code")
     totals = [r.estimates["r"] for r in found]
     assert totals[0] < totals[1]
     assert totals[2] < totals[1] and found[2].context_entries == 3  # summary, u2, a2 (first_kept u2)

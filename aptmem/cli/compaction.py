@@ -105,7 +105,7 @@ def _session_options(args: argparse.Namespace) -> dict[str, object]:
 def run_replay(args: argparse.Namespace) -> int:
     """Replay SRC and print the report."""
     from aptmem.jsonl_store import JsonlStore
-    from aptmem.replay import replay
+    from aptmem.compaction.replay import replay
     from aptmem.session import Session
 
     src = resolve(args.src, args.root, cap=args.line_cap).path

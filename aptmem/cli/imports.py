@@ -20,7 +20,7 @@ __all__ = ["register"]
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``import`` command."""
-    from aptmem.importers.scan import FORMATS
+    from aptmem.importers.converter import FORMATS
 
     p = commands.add_parser("import", help="import a Claude Code or pi transcript as an aptmem session")
     p.add_argument("src", metavar="SRC", help="the transcript (.jsonl)")

@@ -68,6 +68,7 @@ def _open(name: str) -> BinaryIO:
 def _is_session(name: str, args: argparse.Namespace) -> bool:
     """Whether to count ``name`` as a session (raises for a transcript, or for a non-log with --entries)."""
     from aptmem.errors import NotASessionLogError
+    from aptmem.importers.converter import FORMATS
     from aptmem.sessionfile import SESSION, sniff_log
 
     if args.text or (name == "-" and not args.entries):
@@ -79,9 +80,9 @@ def _is_session(name: str, args: argparse.Namespace) -> bool:
     kind, reason = sniff_log(name)
     if kind == SESSION:
         return True
-    if args.entries or kind in ("claude-code", "pi"):
+    if args.entries or kind in FORMATS:
         raise NotASessionLogError(name, kind, reason + ("; 'aptmem tokens --text' counts its bytes as text"
-                                                        if kind in ("claude-code", "pi") else ""))
+                                                        if kind in FORMATS else ""))
     return False
 
 

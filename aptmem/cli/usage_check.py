@@ -34,7 +34,7 @@ __all__ = ["register"]
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``usage-check`` command."""
-    from aptmem.importers.scan import FORMATS
+    from aptmem.importers.converter import FORMATS
     from aptmem.importers.usage import DEFAULT_TIERS
 
     p = commands.add_parser("usage-check", help="score token estimates against the usage the provider reported")
@@ -83,7 +83,11 @@ def run_usage_check(args: argparse.Namespace) -> int:
     from aptmem.importers.scan import iter_entries
     from aptmem.importers.usage import calibrate, counted_requests, counter_spec, session_stats, tier_stats
 
+    from aptmem.tokens.tiers import parse_tier_spec
+
     tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
+    for spec in tiers:  # a bad spec stops here, before any source is read
+        parse_tier_spec(spec, counters=True)
     paths, left_out = _sources(Path(args.src), args.fmt)
     if args.calibrate_profile and args.fmt == "auto":
         raise ValueError("--calibrate-profile fits one provider: give --from claude-code or --from pi, not --from auto")

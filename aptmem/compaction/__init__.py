@@ -8,4 +8,6 @@
 * :mod:`~aptmem.compaction.compactor`: building the compaction entry, and how a live context is
   shown; the store writes it (``append`` or ``rewrite``) under the session's writer lock
   (:meth:`aptmem.store.SessionStore.compact`).
+* :mod:`~aptmem.compaction.replay`: replaying a history through a fresh session under a policy,
+  with the occupancy figures (``aptmem replay``, the regression tests, the harness).
 """

@@ -17,41 +17,29 @@ from typing import Any
 from aptmem.entries import Assistant, Entry, Metadata, entry_type
 from aptmem.errors import EntryTooLarge, NotATranscriptError
 from aptmem.importers.base import ImportReport, SourceReader, count
-from aptmem.importers.claude_code import ClaudeCodeConverter
-from aptmem.importers.pi import PiConverter
+from aptmem.importers.converter import FORMATS, converter_class, detect
 from aptmem.logreader import DEFAULT_LINE_CAP
 
-__all__ = ["FORMATS", "TranscriptScan", "detect_format", "import_session", "iter_entries"]
+__all__ = ["TranscriptScan", "detect_format", "import_session", "iter_entries"]
 
-#: The source formats, by the name the command line uses.
-FORMATS: dict[str, Any] = {"claude-code": ClaudeCodeConverter, "pi": PiConverter}
 #: Entries written per ``append_many`` when importing.
 _CHUNK = 512
 #: Good lines looked at before format detection gives up.
 _PROBE_LINES = 20
 
 
-def _check_format(fmt: str) -> str:
-    if fmt not in FORMATS and fmt != "auto":
-        raise ValueError(f"unknown transcript format {fmt!r}; choose one of {', '.join(FORMATS)} or auto")
-    return fmt
-
-
 def detect_format(src: str | os.PathLike[str]) -> str:
-    """The format of a transcript, from its first good line; raises :class:`NotATranscriptError`."""
-    probe = ImportReport(format="claude-code or pi", source=os.fspath(src))
-    reasons = []
+    """The format of a transcript, from its first good line (:func:`~aptmem.importers.converter.detect`);
+    raises :class:`NotATranscriptError`."""
+    probe = ImportReport(format=" or ".join(FORMATS), source=os.fspath(src))
     for _, obj in islice(SourceReader(src, probe), _PROBE_LINES):
-        for name, converter in FORMATS.items():
-            why = converter.looks_like(obj)
-            if why is None:
-                return name
-            reasons.append(f"{name}: {why}")
-        break  # the first good line decides: later lines of a foreign file prove nothing
-    if not reasons:
-        why = f"{len(probe.damaged_lines) + (probe.torn_tail_line is not None)} damaged lines" if probe.lines else "empty file"
-        raise NotATranscriptError(os.fspath(src), probe.format, f"no good line ({why})")
-    raise NotATranscriptError(os.fspath(src), probe.format, "; ".join(reasons))
+        # the first good line decides: later lines of a foreign file prove nothing
+        name, reasons = detect(obj)
+        if name is None:
+            raise NotATranscriptError(os.fspath(src), probe.format, "; ".join(reasons))
+        return name
+    why = f"{len(probe.damaged_lines) + (probe.torn_tail_line is not None)} damaged lines" if probe.lines else "empty file"
+    raise NotATranscriptError(os.fspath(src), probe.format, f"no good line ({why})")
 
 
 class TranscriptScan:
@@ -67,15 +55,14 @@ class TranscriptScan:
     def __init__(self, fmt: str, src: str | os.PathLike[str], *, strict: bool = False,
                  cap: int = DEFAULT_LINE_CAP) -> None:
         self.src = os.fspath(src)
-        fmt = _check_format(fmt)
-        self.fmt = detect_format(self.src) if fmt == "auto" else fmt
+        self.fmt = detect_format(self.src) if fmt == "auto" else converter_class(fmt).fmt
         self.report = ImportReport(format=self.fmt, source=self.src)
         self.strict = strict
         self.cap = cap
 
     def __iter__(self) -> Iterator[Entry]:
         report = self.report
-        converter = FORMATS[self.fmt](report)
+        converter = converter_class(self.fmt)(report)
         first = True
         for number, obj in SourceReader(self.src, report, cap=self.cap, strict=self.strict):
             if first:

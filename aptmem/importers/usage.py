@@ -50,16 +50,17 @@ from typing import Any
 import msgspec
 
 from aptmem.entries import Assistant, Entry
-from aptmem.tokens import Estimator, get_estimator
+from aptmem.tokens import Estimator
 from aptmem.tokens.anchored import AnchoredCounter, ModelCounter
 from aptmem.tokens.calibration.errors import ErrorFigures, error_figures
 from aptmem.tokens.context_model import ContextModel
 from aptmem.tokens.live import ContextCounter, TierCounter, reported_requests
 from aptmem.tokens.profile import ProviderProfile, load_profile
+from aptmem.tokens.tiers import COUNTER_TIERS, build_estimator, parse_tier_spec
 from aptmem.tokens.usage_fields import input_side, output_side
 
 __all__ = ["DEFAULT_TIERS", "Calibration", "CounterSpec", "Request", "TierStats", "calibrate", "counter_spec",
-           "counted_requests", "estimator_for", "input_tokens", "session_requests", "session_stats", "tier_stats"]
+           "counted_requests", "input_tokens", "session_requests", "session_stats", "tier_stats"]
 
 #: The tiers compared by default: the cheap tiers, the reference tokenizer, and the two that count what the
 #: provider counts (the context model alone, and anchored on the reported usage).
@@ -119,19 +120,6 @@ class Calibration(msgspec.Struct, kw_only=True):
     test_requests: int
 
 
-def estimator_for(spec: str) -> Estimator:
-    """The estimator a tier spec names: ``rough:bytes``, ``rough:chars``, ``medium``, ``precise:<tokenizer>``."""
-    tier, _, option = spec.partition(":")
-    if tier == "rough":
-        return get_estimator("rough", unit=option or "bytes")
-    if tier == "medium" and not option:
-        return get_estimator("medium")
-    if tier == "precise":
-        return get_estimator("precise", option or None)
-    raise ValueError(f"unknown tier {spec!r}: use rough:bytes, rough:chars, medium, precise:<tokenizer>, "
-                     "model[:<tier>] or anchored[:<tier>]")
-
-
 def input_tokens(usage: dict[str, Any] | None) -> int | None:
     """The input-side tokens of a usage dict of either format (None when it has none)."""
     return input_side(usage)
@@ -147,17 +135,18 @@ class CounterSpec(msgspec.Struct, frozen=True):
 def counter_spec(spec: str, profile: ProviderProfile | str) -> CounterSpec:
     """The counter a tier spec names; ``model`` and ``anchored`` use ``profile`` (a profile, or its name or file).
 
-    Raises ``ValueError`` for an unknown spec, :class:`~aptmem.errors.InvalidProfile` for a bad
-    profile and :class:`~aptmem.errors.TokenizerUnavailable` for a tokenizer it cannot load.
+    Raises :class:`~aptmem.errors.InvalidTierSpec` for a bad spec (:func:`aptmem.tokens.tiers.parse_tier_spec`),
+    :class:`~aptmem.errors.InvalidProfile` for a bad profile and :class:`~aptmem.errors.TokenizerUnavailable`
+    for a tokenizer it cannot load.
     """
-    tier, _, base = spec.partition(":")
-    if tier not in ("model", "anchored"):
-        estimator = estimator_for(spec)
+    parsed = parse_tier_spec(spec, counters=True)
+    if parsed.tier not in COUNTER_TIERS:
+        estimator = build_estimator(parsed)
         return CounterSpec(estimator.name, lambda: TierCounter(estimator))
     chosen = profile if isinstance(profile, ProviderProfile) else load_profile(profile)
-    estimator = estimator_for(base or f"precise:{chosen.reference}")
-    label = f"{tier}({chosen.name}, {estimator.name})"
-    if tier == "model":
+    estimator = build_estimator(parsed.base or f"precise:{chosen.reference}")
+    label = f"{parsed.tier}({chosen.name}, {estimator.name})"
+    if parsed.tier == "model":
         return CounterSpec(label, lambda: ModelCounter(ContextModel(chosen, estimator)))
     return CounterSpec(label, lambda: AnchoredCounter(ContextModel(chosen, estimator)))
 

@@ -23,7 +23,7 @@ from aptmem.compaction.policy import CompactionPolicy
 from aptmem.continuation import continue_session, create_session
 from aptmem.entries import Compaction, Entry, now_ms
 from aptmem.memory.base import MemoryStrategy
-from aptmem.replay import ReplayReport, replay
+from aptmem.compaction.replay import ReplayReport, replay
 from aptmem.session import Session
 from aptmem.store import SessionStore
 from aptmem.tokens import Estimator
@@ -79,7 +79,7 @@ def run_with_memory(
 
     Returns the session (open on ``store``: its context is what the strategy shows the model) and
     the replay's report. Compactions among ``entries`` are honoured or stripped as
-    :func:`aptmem.replay.replay` says.
+    :func:`aptmem.compaction.replay.replay` says.
     """
     session_id = create_session(store, root, title=title)
 

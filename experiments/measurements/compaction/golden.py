@@ -21,7 +21,7 @@ import msgspec
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
-from aptmem.replay import ReplayReport, replay
+from aptmem.compaction.replay import ReplayReport, replay
 from aptmem.session import Session
 from aptmem.tokens import get_estimator
 from experiments.workloads.synthetic import generate

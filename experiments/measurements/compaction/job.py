@@ -29,7 +29,7 @@ from aptmem.entries import User, encode_line
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
 from aptmem.tokens import get_estimator
-from experiments.core.estimators import build_estimator
+from aptmem.tokens.tiers import build_estimator
 from experiments.core.runfolder import RunFolder, read_measurement
 from experiments.core.observed_session import ObservedSession
 from experiments.measurements.compaction.replay import replay_with_facts

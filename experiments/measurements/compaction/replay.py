@@ -1,7 +1,7 @@
 """One replay of a session under a compaction policy, with occupancy, compactions and fact retention.
 
 Every entry is appended through a :class:`ObservedSession` (an :class:`aptmem.session.Session`
-that remembers each compaction it makes) by :func:`aptmem.replay.replay`, so compaction fires
+that remembers each compaction it makes) by :func:`aptmem.compaction.replay.replay`, so compaction fires
 exactly as it would live. Afterwards the planted facts are scored: a fact is *present* at a
 moment when its exact answer occurs in the live context as a model would be shown it, i.e. in
 the summary or in a kept entry as shown (a kept tool result shortened by the compaction counts
@@ -22,7 +22,7 @@ import polars as pl
 from aptmem.compaction.compactor import CompactionResult
 from aptmem.compaction.turns import split_tool_pairs
 from aptmem.entries import Entry, UnknownEntry, User
-from aptmem.replay import ReplayReport, replay
+from aptmem.compaction.replay import ReplayReport, replay
 from aptmem.tokens import render_entry
 from experiments.core.observed_session import ObservedSession
 from experiments.workloads.facts import PlantedFact

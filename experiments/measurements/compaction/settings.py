@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aptmem.compaction.policy import PERSIST_WAYS, CompactionPolicy
-from experiments.core.estimators import parse_spec
+from aptmem.tokens import DEFAULT_TOKENIZER
+from aptmem.tokens.tiers import parse_tier_spec
 
 __all__ = ["CompactionSettings"]
 
@@ -17,19 +18,19 @@ class CompactionSettings:
     #: the model context windows replayed, in tokens: one replay of the same session per window
     windows: list[int] = field(default_factory=lambda: [32_000, 8_000])
     #: compact when the context reaches this share of the window
-    trigger: float = 0.8
+    trigger: float = CompactionPolicy.trigger
     #: a compaction brings the context down to this share of the window (or says why not)
-    target: float = 0.3
+    target: float = CompactionPolicy.target
     #: turns kept verbatim by a compaction (fewer when they do not fit the target)
-    keep_turns: int = 10
+    keep_turns: int = CompactionPolicy.keep_turns
     #: cap on the tokens kept verbatim (pi keeps the newest 20,000); null = no cap
-    keep_tokens: int | None = None
+    keep_tokens: int | None = CompactionPolicy.keep_tokens
     #: the cheap tier checked on every append, one replay per tier: medium, rough:bytes, rough:chars, precise:<tokenizer>
     tiers: list[str] = field(default_factory=lambda: ["medium"])
     #: the precise tokenizer that confirms when the cheap estimate nears the trigger; null = the cheap tier decides alone
-    confirm: str | None = "cl100k_base"
+    confirm: str | None = DEFAULT_TOKENIZER
     #: how a compaction is written: append (a marker line; history stays on disk) or rewrite (atomic file replace)
-    persist: str = "append"
+    persist: str = CompactionPolicy.persist
     #: turns of the replayed session (the rest of the workload config applies as is)
     turns: int = 200
     #: facts planted in the session (at most one per turn), scored for retention
@@ -45,7 +46,7 @@ class CompactionSettings:
         for window in self.windows:
             self.policy(window)  # the policy checks the thresholds and the window
         for tier in self.tiers:
-            parse_spec(tier)
+            parse_tier_spec(tier)
 
     def policy(self, window: int) -> CompactionPolicy:
         """The compaction policy of one replay."""

@@ -335,11 +335,11 @@ def power_losses(job: CrashJob, entries: list[Entry], digests: list[str], scratc
 def _warm(job: CrashJob) -> None:
     """Import (once, before any fork) what writers and recoveries use, so no fork pays for it."""
     from aptmem.session import Session  # noqa: F401  (the compaction-phase writer)
-    from aptmem.tokens import get_estimator
+    from aptmem.tokens.tiers import build_estimator
     from experiments.core.strategy import import_target
 
     import_target(job.strategy.store.target)
-    get_estimator(job.estimator)
+    build_estimator(job.estimator)
 
 
 def main() -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aptmem.store import RECOVERY_MODES
+from aptmem.tokens.tiers import parse_tier_spec
 from experiments.measurements.crash.power_loss import DAMAGES
 
 __all__ = ["CrashSettings"]
@@ -45,6 +46,7 @@ class CrashSettings:
     recovery_timeout_s: float = 30.0
 
     def __post_init__(self) -> None:
+        parse_tier_spec(self.estimator)  # a bad spec fails when the config loads, not in a child
         if min(self.kills, self.compaction_kills, self.images) < 0 or self.entries < 2:
             raise ValueError("kills, compaction_kills and images must be >= 0, entries >= 2")
         if unknown := set(self.damages) - set(DAMAGES):

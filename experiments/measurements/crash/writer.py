@@ -116,7 +116,7 @@ def session_run(job: CrashJob, entries: Sequence[Entry], root: str, channel: Cha
     """Append every entry through a :class:`~aptmem.session.Session` that compacts past its trigger."""
     from aptmem.compaction.policy import CompactionPolicy
     from aptmem.session import Session
-    from aptmem.tokens import get_estimator
+    from aptmem.tokens.tiers import build_estimator
 
     class ObservedSession(Session):
         """Marks the start and the end of every compaction on the channel."""
@@ -130,7 +130,7 @@ def session_run(job: CrashJob, entries: Sequence[Entry], root: str, channel: Cha
     store = _open(job, root)
     _observe(store, channel, _known(entries))
     policy = CompactionPolicy(**msgspec.structs.asdict(job.policy))
-    session = ObservedSession(store, job.session_id, policy=policy, estimator=get_estimator(job.estimator))
+    session = ObservedSession(store, job.session_id, policy=policy, estimator=build_estimator(job.estimator))
     channel.send(READY)
     for number, entry in enumerate(entries, 1):
         channel.gate(number)

@@ -155,11 +155,11 @@ def _history(spec: StoreSpec, root: str, sid: str) -> list[tuple[str, str | None
 def _compact(job: OperationJob, store: SessionStore, recorder: Recorder, way: str, handed: int) -> None:
     from aptmem.compaction.policy import CompactionPolicy
     from aptmem.session import Session
-    from aptmem.tokens import get_estimator
+    from aptmem.tokens.tiers import build_estimator
 
     unit = job.unit
     policy = CompactionPolicy(window=unit.window, keep_turns=unit.keep_turns, persist=way)  # type: ignore[arg-type]
-    session = Session(store, unit.session_id, policy=policy, estimator=get_estimator(unit.estimator))
+    session = Session(store, unit.session_id, policy=policy, estimator=build_estimator(unit.estimator))
     recorder.handed(handed)
     session.compact()
     recorder.ack()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aptmem.store import RECOVERY_MODES
+from aptmem.tokens.tiers import parse_tier_spec
 from experiments.measurements.crash_explore.child import OPERATIONS
 
 __all__ = ["CrashExploreSettings"]
@@ -33,7 +34,7 @@ class CrashExploreSettings:
     window: int = 8000
     #: turns that compaction keeps verbatim
     keep_turns: int = 1
-    #: token estimator tier of that Session (rough | medium | precise)
+    #: token estimator of that Session, a tier spec: rough:bytes, rough:chars, medium, precise:<tokenizer>
     estimator: str = "rough"
     #: example states kept per (strategy, operation, recovery mode, problem) in crash_state_examples
     examples: int = 3
@@ -52,6 +53,7 @@ class CrashExploreSettings:
     tmp: str | None = None
 
     def __post_init__(self) -> None:
+        parse_tier_spec(self.estimator)  # a bad spec fails when the config loads, not in a child
         if unknown := set(self.operations) - set(OPERATIONS):
             raise ValueError(f"unknown operations {sorted(unknown)}; choose from {', '.join(OPERATIONS)}")
         if unknown := set(self.modes) - set(RECOVERY_MODES):

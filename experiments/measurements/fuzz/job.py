@@ -26,7 +26,7 @@ import msgspec
 import polars as pl
 
 from aptmem.logreader import DEFAULT_LINE_CAP
-from experiments.core.estimators import build_estimator
+from aptmem.tokens.tiers import build_estimator
 from experiments.measurements.fuzz.inputs import (
     FuzzInput,
     builtin_sessions,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from aptmem.compaction.policy import CompactionPolicy
+
 __all__ = ["MemorySettings"]
 
 
@@ -24,7 +26,7 @@ class MemorySettings:
     #: measure a strategy declaring whole_reads (it parses its whole session to read anything) up to this size; 0 = no cap
     whole_read_max_mb: float = 100.0
     #: turns the compaction marker keeps verbatim (what a resume must still read before the marker)
-    keep_turns: int = 10
+    keep_turns: int = CompactionPolicy.keep_turns
     #: entries appended after the compaction marker
     tail_entries: int = 20
     #: measure only these of the run's strategies (names); empty = all. Sync settings do not change

@@ -1,9 +1,9 @@
 """Memory quality: what the agent still knows, per memory strategy, window and seed, across continued sessions.
 
-Read top to bottom: :mod:`.settings`, :mod:`.run` (every strategy, window and seed on the same
+Read top to bottom: :mod:`.settings`, :mod:`.job` (every strategy, window and seed on the same
 workloads), :mod:`.workload` (the multi-session workload with planted items), :mod:`.kinds`,
 :mod:`.replay` (one run through a memory strategy), :mod:`.scorer` (present in context,
-answerable within a packet), :mod:`.tables` (schemas and the summary), :mod:`.section` (the
+answerable within a packet), :mod:`.tables` (schemas and the summary), :mod:`.report` (the
 report section and the frontier figure), :mod:`.gate`. ``benchmarks/memory_quality.py`` runs it
 alone; it is not in the default measure list.
 """
@@ -31,13 +31,13 @@ class MemoryQuality:
 
     def plan(self, settings: MemoryQualitySettings, ctx: RunContext) -> int:
         """Runs: strategies x windows x seeds."""
-        from experiments.measurements.memory_quality.run import planned_runs
+        from experiments.measurements.memory_quality.job import planned_runs
 
         return planned_runs(settings)
 
     def run(self, settings: MemoryQualitySettings, ctx: RunContext, progress: Progress) -> None:
         """Run every memory strategy on every seed's workload; write the tables."""
-        from experiments.measurements.memory_quality.run import run_memory_quality
+        from experiments.measurements.memory_quality.job import run_memory_quality
 
         run_memory_quality(settings, ctx.folder, progress=progress)
 
@@ -45,7 +45,7 @@ class MemoryQuality:
         """The memory-quality section of the report (its figure beside the tables, as the benchmark draws it)."""
         if not (Path(run_dir) / "memory_summary.parquet").exists():
             return None
-        from experiments.measurements.memory_quality.section import memory_section
+        from experiments.measurements.memory_quality.report import memory_section
 
         return memory_section(run_dir)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aptmem.compaction.policy import CompactionPolicy
+from aptmem.tokens.tiers import parse_tier_spec
 from experiments.measurements.memory_quality.workload import WorkloadShape
 
 __all__ = ["DEFAULT_STRATEGIES", "MemoryQualitySettings"]
@@ -26,11 +27,11 @@ class MemoryQualitySettings:
     workload: WorkloadShape = field(default_factory=WorkloadShape)
     #: packet budgets (tokens of what the strategy puts in context) answerability is judged within
     budgets: list[int] = field(default_factory=lambda: [512, 1024, 2048])
-    #: the compaction policy every strategy runs under
-    trigger: float = 0.8
-    target: float = 0.3
-    keep_turns: int = 10
-    #: token estimator tier that decides compaction and counts context tokens
+    #: the compaction policy every strategy runs under (aptmem's defaults unless told)
+    trigger: float = CompactionPolicy.trigger
+    target: float = CompactionPolicy.target
+    keep_turns: int = CompactionPolicy.keep_turns
+    #: token estimator that decides compaction and counts context tokens (a tier spec: aptmem/tokens/tiers.py)
     tier: str = "medium"
     #: the LLM summarizer's model and endpoint (strategy ``llm``); null leaves it out
     llm_model: str | None = None
@@ -41,6 +42,7 @@ class MemoryQualitySettings:
     def __post_init__(self) -> None:
         from aptmem.memory.registry import memory_names  # the memory strategies, loaded when settings are checked
 
+        parse_tier_spec(self.tier)  # a bad spec fails when the config loads, not in a run
         unknown = [s for s in self.strategies if s not in memory_names()]
         if unknown:
             raise ValueError(f"unknown memory strategies {unknown}: one of {', '.join(memory_names())}")

@@ -43,7 +43,9 @@ DAY_MS = 86_400_000
 _CARRIER_WEIGHT = {"user": 0.35, "assistant": 0.2, "tool": 0.45}
 
 
-@dataclass(frozen=True, kw_only=True)
+# Not frozen: it is part of the Hydra schema (memory_quality.workload.turns=... sets it), and OmegaConf
+# makes a frozen dataclass's node read-only.
+@dataclass(kw_only=True)
 class WorkloadShape:
     """How big the workload is and what it plants."""
 

@@ -3,7 +3,7 @@
 Read top to bottom: :mod:`.settings`, :mod:`.corpus` (the seeded texts), :mod:`.accuracy` (error, speed,
 running-tally growth), :mod:`.job` (the tables), :mod:`.report`, :mod:`.gate`. :mod:`.calibration` fits the
 medium tier's weights (``benchmarks/calibrate_tokens.py``). The tier specs are parsed by
-:mod:`experiments.core.estimators`."""
+:mod:`aptmem.tokens.tiers`."""
 
 from __future__ import annotations
 

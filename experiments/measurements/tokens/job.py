@@ -24,7 +24,7 @@ import polars as pl
 
 from aptmem.errors import TokenizerUnavailable
 from aptmem.tokens import Estimator, get_estimator
-from experiments.core.estimators import build_estimator
+from aptmem.tokens.tiers import build_estimator
 from experiments.core.runfolder import RunFolder, read_measurement
 from experiments.measurements.tokens.accuracy import (
     accuracy_table,

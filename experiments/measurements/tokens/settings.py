@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from experiments.core.estimators import parse_spec
+from aptmem.tokens.tiers import parse_tier_spec
 from experiments.measurements.tokens.corpus import TOKEN_KINDS
 
 __all__ = ["TokensSettings"]
@@ -52,4 +52,4 @@ class TokensSettings:
         if self.growth_entries and self.growth_entries < 2:
             raise ValueError("growth_entries must be 0 (skip) or at least 2")
         for spec in (*self.estimators, *self.growth_estimators):
-            parse_spec(spec)
+            parse_tier_spec(spec)

@@ -30,7 +30,7 @@ from aptmem.entries import Compaction, Entry
 from aptmem.ids import new_session_id
 from aptmem.importers.usage import Request
 from aptmem.jsonl_store import JsonlStore
-from aptmem.replay import replay
+from aptmem.compaction.replay import replay
 from aptmem.tokens import Estimator
 from experiments.core.observed_session import ObservedSession
 

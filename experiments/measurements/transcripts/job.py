@@ -31,11 +31,11 @@ from aptmem.importers import detect_format, iter_entries
 from aptmem.importers.usage import (
     Request,
     calibrate,
-    estimator_for,
     session_requests,
     tier_stats,
 )
 from aptmem.tokens import get_estimator
+from aptmem.tokens.tiers import build_estimator
 from experiments.core.runfolder import RunFolder, read_measurement
 from experiments.measurements.transcripts.compare import (
     EVENT_SCHEMA,
@@ -85,7 +85,7 @@ def _estimators(specs: list[str], notes: list[str]) -> dict[str, Any]:
     out = {}
     for spec in specs:
         try:
-            out[spec] = estimator_for(spec)
+            out[spec] = build_estimator(spec)
         except TokenizerUnavailable as exc:
             notes.append(f"tier {spec} left out: {exc}")
     return out
@@ -153,7 +153,7 @@ def run_transcripts(settings: TranscriptsSettings, out: Path | RunFolder, *, tmp
         tick(1)
         for window in settings.windows:
             for tier in settings.replay_tiers:
-                cheap = estimator_for(tier)
+                cheap = build_estimator(tier)
                 spec = ReplaySpec(window=window, tier=tier, estimator=cheap,
                                   confirm=None if cheap.tier == "precise" else confirm, trigger=settings.trigger,
                                   target=settings.target, keep_turns=settings.keep_turns)

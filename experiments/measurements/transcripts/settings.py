@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from aptmem.compaction.policy import CompactionPolicy
+from aptmem.importers.converter import converter_class
+from aptmem.tokens import DEFAULT_TOKENIZER
+from aptmem.tokens.tiers import parse_tier_spec
+
 __all__ = ["TranscriptsSettings"]
 
 
@@ -26,18 +31,16 @@ class TranscriptsSettings:
     #: the cheap tier of each replay (one replay per tier and window)
     replay_tiers: list[str] = field(default_factory=lambda: ["medium"])
     #: the precise tokenizer that confirms near the trigger; null = the cheap tier decides alone
-    confirm: str | None = "cl100k_base"
+    confirm: str | None = DEFAULT_TOKENIZER
     #: aptmem's policy: trigger and target shares of the window, turns kept verbatim
-    trigger: float = 0.8
-    target: float = 0.3
-    keep_turns: int = 10
+    trigger: float = CompactionPolicy.trigger
+    target: float = CompactionPolicy.target
+    keep_turns: int = CompactionPolicy.keep_turns
 
     def __post_init__(self) -> None:
-        if self.format not in ("auto", "claude-code", "pi"):
-            raise ValueError(f"format must be auto, claude-code or pi, not {self.format!r}")
+        if self.format != "auto":
+            converter_class(self.format)  # an unknown format fails when the config loads
         if not self.tiers or not self.windows or not self.replay_tiers:
             raise ValueError("tiers, windows and replay_tiers must not be empty")
         for spec in (*self.tiers, *self.replay_tiers):
-            tier = spec.partition(":")[0]
-            if tier not in ("rough", "medium", "precise"):
-                raise ValueError(f"unknown tier {spec!r}: use rough:bytes, rough:chars, medium or precise:<tokenizer>")
+            parse_tier_spec(spec)

@@ -4,7 +4,7 @@
 through each memory strategy at each window (:mod:`.replay`), and writes the tables of
 :mod:`.tables` to ``out`` as parquet and CSV, with ``memory_quality_notes.json`` (settings,
 commit, machine, what was left out and why). The report section is built from those files alone
-(:mod:`.section`).
+(:mod:`.report`).
 
 The LLM summarizer (strategy ``llm``) runs only when ``llm_model`` is set and an
 OpenAI-compatible endpoint is configured (``llm_base_url`` or ``$OPENAI_BASE_URL``); its rows are
@@ -24,22 +24,16 @@ import polars as pl
 
 from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.registry import memory_strategy
-from aptmem.tokens import get_estimator
+from aptmem.tokens.tiers import build_estimator
 from experiments.core.runfolder import RunFolder
 from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
                                                              summarize)
-from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
+from experiments.measurements.memory_quality.workload import Workload, build_workload
 
-__all__ = ["MemoryQualitySettings", "SIZES", "planned_runs", "run_memory_quality"]
+__all__ = ["MemoryQualitySettings", "planned_runs", "run_memory_quality"]
 
-#: Sizes: ``default`` joins the default run (well under a minute); ``full`` is for the full run.
-SIZES: dict[str, dict[str, object]] = {
-    "default": {},
-    "full": {"workload": WorkloadShape(sessions=5, turns=40, facts=60, updates=12, aggregates=4, orders=4, absent=12),
-             "seeds": [100, 101, 102, 103, 104]},
-}
 
 
 def _strategies(settings: MemoryQualitySettings, notes: list[str]) -> dict[str, MemoryStrategy]:
@@ -78,7 +72,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
     started = time.perf_counter()
     notes: list[str] = []
     strategies = _strategies(settings, notes)
-    estimator = get_estimator(settings.tier)
+    estimator = build_estimator(settings.tier)
     meta = {"commit": folder.meta.commit, "machine": folder.meta.machine}
     items: list[dict[str, object]] = []
     checks: list[dict[str, object]] = []
