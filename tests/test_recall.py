@@ -286,3 +286,13 @@ def test_a_name_written_flush_against_chinese_is_found_by_an_english_question(tm
         index.refresh()
         hits = index.search("What is the API endpoint of iris-worker?", k=5)
         assert "fact" in [h.entry_id for h in hits]
+
+
+def test_pack_shows_the_lines_that_answer_and_keeps_a_json_records_fields_together() -> None:
+    filler = "\n".join(f"line {i} of a long log that says nothing in particular" for i in range(200))
+    hits = [Hit(session_id="s", entry_id=f"e{i}", level="l3", kind="chunk", score=1.0,
+                text=f"{filler}\nitems[{i}].component: iris-notifier-{i}\nitems[{i}].ticket: PLAT-{6000 + i}\n{filler}")
+            for i in range(8)]
+    result = pack("Which ticket tracks the iris-notifier-3 outage?", hits, 1024)
+    assert result.tokens <= 1024 and len(result.hits) == 8, "excerpts let every hit fit"
+    assert "items[3].component: iris-notifier-3; items[3].ticket: PLAT-6003" in result.text
