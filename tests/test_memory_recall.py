@@ -103,3 +103,16 @@ def test_memory_quality_scores_recall_strategies_and_reports_them(tmp_path: Path
     assert mean["l3_keyword@8000"] > mean["none@8000"], "recall brings back what compaction dropped"
     text = "\n".join(recall_lines(tmp_path))
     assert "Recall strategies" in text and "l3_keyword" in text and "flat across windows" in text
+
+
+def test_coverage_abstains_on_a_question_whose_relation_was_never_said() -> None:
+    from aptmem.recall.abstain import abstain, best_coverage, coverage
+    from aptmem.recall.records import Hit
+
+    said = Hit(session_id="s", entry_id="e", level="l3", kind="chunk", score=3.0,
+               text="The health check endpoint of iris-worker is /healthz.")
+    assert coverage("What is the health check endpoint of iris-worker?", said.text) == 1.0
+    absent = "What is the metrics scrape endpoint of iris-worker?"
+    assert 0 < best_coverage(absent, [said]) < 1
+    assert abstain(absent, [said], 0.9) == [] and abstain(absent, [said], 0.0) == [said]
+    assert abstain("What is the health check endpoint of iris-worker?", [said], 0.9) == [said]

@@ -36,6 +36,7 @@ from aptmem.compaction.extractive import ExtractiveSummarizer
 from aptmem.compaction.summarizer import Summarizer
 from aptmem.entries import Entry
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
+from aptmem.recall.abstain import abstain
 from aptmem.recall.api import open_index, pack
 from aptmem.recall.index import RecallIndex, level_filter
 from aptmem.recall.records import Hit
@@ -68,17 +69,20 @@ class RecallMemory:
     ``level`` (``l2``, ``l3``, ``all``), ``l3`` (``chunks``, ``facts``, ``both``) and ``engine``
     (a name of :data:`aptmem.recall.engines.ENGINES`) choose what is searched and how; ``facts``
     makes the index extract facts; ``k`` hits at most, within ``budget`` tokens and ``share`` of
-    the window.
+    the window; ``min_coverage`` > 0 abstains (recalls nothing) when the best hits cover less of
+    the question's terms (:mod:`aptmem.recall.abstain`).
     """
 
     compacts = True
 
     def __init__(self, summarizer: Summarizer | None = None, *, name: str, level: str = "all", l3: str = "chunks",
                  engine: str = "fts", facts: bool = False, k: int = 10, budget: int = 1024, share: float = 0.15,
-                 carry: Carry = "summary", root: str | None = None) -> None:
+                 carry: Carry = "summary", root: str | None = None, min_coverage: float = 0.0) -> None:
         level_filter(level, l3)  # a wrong level or variant fails here, not at the first turn
         if k < 1 or budget < 64 or not 0 < share < 1:
             raise ValueError("k must be at least 1, budget at least 64 tokens and share in (0, 1)")
+        if not 0 <= min_coverage <= 1:
+            raise ValueError("min_coverage is a share of the question's terms, in [0, 1]")
         if l3 in ("facts", "both") and not facts:
             raise ValueError(f"l3={l3!r} searches extracted facts: set facts=True")
         self.summarizer = summarizer or ExtractiveSummarizer()
@@ -87,6 +91,7 @@ class RecallMemory:
         self.k, self.budget, self.share = k, budget, share
         self.carry = check_carry(carry)
         self.root = root
+        self.min_coverage = min_coverage
         self._open: tuple[str, RecallIndex] | None = None
 
     # -- the index -----------------------------------------------------------------------------
@@ -152,7 +157,8 @@ class RecallMemory:
         index = self.index_at(state.root)
         index.refresh()
         found = index.search(query, k=self.k * _OVERSAMPLE, level=self.level, l3=self.l3, engine=self.engine)
-        hits = [h for h in found if self._out_of_context(h, meta.session_id, until)][: self.k]
+        hits = abstain(query, [h for h in found if self._out_of_context(h, meta.session_id, until)][: self.k],
+                       self.min_coverage)
         budget = min(self.budget, int(window * self.share))
         packet = pack(query, hits, budget)
         return "\n\n".join(part for part in (base, packet.text) if part)

@@ -15,12 +15,15 @@ the recall workload and reports false positives and false negatives on the held-
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from aptmem.recall.analyze import query_tokens
 from aptmem.recall.records import Hit
 
 __all__ = ["DEPTH", "abstain", "best_coverage", "coverage"]
+
+_SEPARATORS = re.compile(r"[._/:@-]+")
 
 #: The test looks at this many of the best hits (the evidence is often second or third).
 DEPTH = 3
@@ -32,8 +35,9 @@ def coverage(question: str, text: str) -> float:
     if not terms:
         return 0.0
     low = text.lower()
+    joined = _SEPARATORS.sub("", low)  # a compound's joined term ("irisworker") matches its written form
     total = sum(len(t) for t in terms)
-    return sum(len(t) for t in terms if t in low) / total
+    return sum(len(t) for t in terms if t in low or t in joined) / total
 
 
 def best_coverage(question: str, hits: Sequence[Hit]) -> float:

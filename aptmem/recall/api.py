@@ -19,6 +19,7 @@ from pathlib import Path
 import msgspec
 
 from aptmem.errors import NotASessionError
+from aptmem.recall.abstain import abstain
 from aptmem.recall.analyze import query_tokens
 from aptmem.recall.engines import DEFAULT_ENGINE
 from aptmem.recall.index import RecallIndex, file_token
@@ -182,13 +183,15 @@ def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAUL
 
 def recall(question: str, *, root: str | os.PathLike[str] | None = None, index: RecallIndex | None = None, k: int = 5,
            budget: int = 1024, level: str = "all", l3: str = "chunks", engine: str | None = None,
-           refresh: bool = True) -> RecallResult:
+           refresh: bool = True, min_coverage: float = 0.0) -> RecallResult:
     """Find what the sessions know about ``question``; return it as text within ``budget`` tokens.
 
     Give ``index`` (an open :class:`RecallIndex`), or ``root`` (a folder of JSONL sessions, whose
     index is opened and closed here). ``refresh`` catches the index up first (cheap when nothing
     changed: one ``stat`` per log and sidecar). ``level``: ``l2``, ``l3`` or ``all``; ``l3``:
-    ``chunks``, ``facts`` or ``both``; ``engine``: a registry name (default ``fts``).
+    ``chunks``, ``facts`` or ``both``; ``engine``: a registry name (default ``fts``);
+    ``min_coverage`` > 0 returns nothing when the best hits cover less of the question's terms
+    (:func:`aptmem.recall.abstain.abstain`).
     """
     if (root is None) == (index is None):
         raise ValueError("give exactly one of root and index")
@@ -203,4 +206,4 @@ def recall(question: str, *, root: str | os.PathLike[str] | None = None, index: 
         if own:
             index.close()
             index.store.close()
-    return pack(question, hits, budget)
+    return pack(question, abstain(question, hits, min_coverage), budget)
