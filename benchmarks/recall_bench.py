@@ -1,6 +1,6 @@
 """The recall benchmark: planted facts in generated sessions, every engine, held-out figures.
 
-    python benchmarks/recall_bench.py [--seed 7] [--small] [--engines fts,fts_trigram,...] [--large-engines fts,...]
+    python benchmarks/recall_bench.py [--seed 7] [--small] [--no-large] [--engines fts,fts_trigram,...] [--large-engines fts,...]
 
 1. Writes a workload (``recall_workload.py``): about 20k chunks ("small") with planted facts,
    and a second of about 130k chunks ("large") for latency and build figures.
@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recall_workload import build_workload  # noqa: E402
 
 from aptmem.jsonl_store import JsonlStore  # noqa: E402
+from aptmem.recall.abstain import best_coverage  # noqa: E402
 from aptmem.recall.api import pack  # noqa: E402
 from aptmem.recall.engines import get_engine, install_size  # noqa: E402
 from aptmem.recall.index import RecallIndex, file_token  # noqa: E402
@@ -97,7 +98,7 @@ def run_variant(builds: Builds, label: str, workload, score: bool) -> tuple[dict
         judgement = judge(question, [(h.session_id, h.entry_id) for h in hits], packet.text, planted)
         rows.append({"variant": label, "qid": question.qid, "wording": question.wording, "split": question.split,
                      "language": question.language, "carrier": question.carrier, "kind": question.kind,
-                     "question": question, "judgement": judgement})
+                     "coverage": best_coverage(question.text, hits), "question": question, "judgement": judgement})
     stats = index.stats()  # after the questions: fts_xl stores its dictionary at the first one
     records = sum(stats.records.values())
     size_info = install_size(get_engine(engine))
@@ -115,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="a quick run: a few thousand chunks, no large workload")
     parser.add_argument("--engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
     parser.add_argument("--large-engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid")
+    parser.add_argument("--no-large", action="store_true", help="skip the large workload (130k records)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     out = Path(args.out or f"reports/runs/recall-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     question_rows: list[dict] = []
     try:
         sizes = [("small", 30 if args.small else 180, 60 if args.small else 100, 120 if args.small else 400, args.engines)]
-        if not args.small:
+        if not args.small and not args.no_large:
             sizes.append(("large", 1200, 100, 400, args.large_engines))
         for size, sessions, per_session, facts, engines in sizes:
             root = scratch / f"root-{size}"

@@ -269,3 +269,30 @@ def test_scoring_metrics() -> None:
     assert judge(absent, [("s1", "e1")], "", frozenset({("s1", "e1")})).false_positive
     rows = summarize([(q, j), (absent, judge(absent, [], "", frozenset()))])
     assert rows[0]["entry_recall@5"] == 1.0 and rows[0]["false_positive_rate"] == 0.0
+
+
+def test_a_name_written_flush_against_chinese_is_found_by_an_english_question(tmp_path: Path) -> None:
+    assert query_tokens("iris-worker的接口在哪") == ["iris", "worker", "的接", "接口", "口在", "irisworker"]
+    assert "irisworker" in index_tokens("iris-worker的接口地址是https://wren-60.example.dev/v4/saffron。").split()
+    with JsonlStore(tmp_path) as store:
+        sid = create_session(store, tmp_path)
+        # "iris" and "worker" are common (other iris-* services, worker pools); "irisworker" is rare.
+        noise = [User(ts=i, id=f"n{i}", content=f"iris-gateway batch {i} finished" if i <= 10 else f"worker pool {i} is fine")
+                 for i in range(1, 120)]
+        noise.append(User(ts=170, id="restart", content="iris-worker restarted at noon"))
+        for entry in [*noise, Assistant(ts=200, id="fact", content="iris-worker的接口地址是https://wren-60.example.dev/v4/saffron。")]:
+            store.append(sid, entry)
+    with open_index(tmp_path) as index:
+        index.refresh()
+        hits = index.search("What is the API endpoint of iris-worker?", k=5)
+        assert "fact" in [h.entry_id for h in hits]
+
+
+def test_pack_shows_the_lines_that_answer_and_keeps_a_json_records_fields_together() -> None:
+    filler = "\n".join(f"line {i} of a long log that says nothing in particular" for i in range(200))
+    hits = [Hit(session_id="s", entry_id=f"e{i}", level="l3", kind="chunk", score=1.0,
+                text=f"{filler}\nitems[{i}].component: iris-notifier-{i}\nitems[{i}].ticket: PLAT-{6000 + i}\n{filler}")
+            for i in range(8)]
+    result = pack("Which ticket tracks the iris-notifier-3 outage?", hits, 1024)
+    assert result.tokens <= 1024 and len(result.hits) == 8, "excerpts let every hit fit"
+    assert "items[3].component: iris-notifier-3; items[3].ticket: PLAT-6003" in result.text

@@ -3,7 +3,8 @@
 The command line (``aptmem replay --memory NAME``) and the harness (``configs/memory/NAME.yaml``,
 whose ``_target_`` names the same classes) build strategies from here. ``llm`` needs an
 OpenAI-compatible endpoint: its options (``model``, ``base_url``) go to
-:class:`~aptmem.compaction.llm.LlmSummarizer`.
+:class:`~aptmem.compaction.llm.LlmSummarizer`. The ``l2_*`` / ``l3_*`` strategies recall across
+sessions (:mod:`aptmem.memory.recall`); ``*_embed`` and ``*_hybrid`` need the extra ``recall-embed``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.hierarchical import HierarchicalSummaries
 from aptmem.memory.kv_dict import KeyValueMemory
 from aptmem.memory.masking import ObservationMasking
+from aptmem.memory.recall import RecallMemory
 from aptmem.memory.strategies import FullHistory, LastTurns, SummaryMemory
 
 __all__ = ["MEMORY_STRATEGIES", "memory_names", "memory_strategy"]
@@ -37,6 +39,13 @@ MEMORY_STRATEGIES: dict[str, Callable[..., MemoryStrategy]] = {
     "hier_summary": HierarchicalSummaries,
     "obs_mask": ObservationMasking,
     "llm": _llm,
+    "l2_sessions": lambda: RecallMemory(name="l2_sessions", level="l2"),
+    "l3_keyword": lambda: RecallMemory(name="l3_keyword", engine="fts"),
+    "l3_embed": lambda: RecallMemory(name="l3_embed", engine="wordllama"),
+    "l3_hybrid": lambda: RecallMemory(name="l3_hybrid", engine="hybrid"),
+    "l3_keyword_facts": lambda: RecallMemory(name="l3_keyword_facts", engine="fts", facts=True, l3="facts"),
+    "l3_embed_facts": lambda: RecallMemory(name="l3_embed_facts", engine="wordllama", facts=True, l3="facts"),
+    "l3_hybrid_facts": lambda: RecallMemory(name="l3_hybrid_facts", engine="hybrid", facts=True, l3="facts"),
 }
 
 

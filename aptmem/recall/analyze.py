@@ -20,16 +20,23 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
+__all__ = ["ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
+
+#: Changes whenever indexing would produce other tokens for the same text: an index built with
+#: another version is rebuilt when opened (its terms would no longer match the questions').
+ANALYSIS_VERSION = "2"
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_PIECE = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
-# A compound: alphanumeric runs joined by . - / : _ @ (no spaces).
+
+# A compound: alphanumeric runs joined by . - / : _ @ (no spaces). Its runs are not CJK, so a name
+# written flush against Chinese ("iris-worker的接口") is the compound "iris-worker", not one glued token.
 # Possessive quantifiers and the look-behind keep this from backtracking inside every word.
-_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:[._/:@-]++[^\W_]++)+", re.UNICODE)
+_ALNUM = rf"[^\W_{_CJK}]"
+_PIECE = re.compile(rf"[{_CJK}]+|{_ALNUM}+", re.UNICODE)
+_COMPOUND = re.compile(rf"(?<!{_ALNUM}){_ALNUM}++(?:[._/:@-]++{_ALNUM}++)+", re.UNICODE)
 _CAMEL = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])|\d+")
 _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
-_CAMEL_WORD = re.compile(r"(?<![^\W_])(?=[^\W_]*?[a-z][A-Z])[^\W_]++")
+_CAMEL_WORD = re.compile(rf"(?<!{_ALNUM})(?={_ALNUM}*?[a-z][A-Z]){_ALNUM}++")
 _CAMEL_HINT = re.compile(r"[a-z][A-Z]")
 
 _EN_STOP = frozenset(

@@ -1,31 +1,96 @@
 """``recall(question, k=..., budget=...)``: what the index finds, as text that fits a token budget.
 
 The packet lists the hits best first, each headed by its evidence (level, session, entry, score)
-and followed by its text; a hit's text is shortened (with a visible marker) when the budget would
-not hold it whole, and hits that no longer fit at all are left out. Tokens are counted with the
+and followed by its text. A hit whose text costs more than its share of the budget (a quarter, so
+that several hits fit) is shown as an *excerpt*: the lines (and pieces of long lines) that hold the
+question's terms, most terms first, in their order in the record, each excerpt line marked with
+``…``; a hit with no such line is shortened (with a visible marker). Hits that no longer fit at all
+are left out. Tokens are counted with the
 ``medium`` tier (script-aware, no tokenizer needed), which is what a caller would budget with.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
 
 from aptmem.errors import NotASessionError
+from aptmem.recall.abstain import abstain
+from aptmem.recall.analyze import query_tokens
 from aptmem.recall.engines import DEFAULT_ENGINE
 from aptmem.recall.index import RecallIndex, file_token
 from aptmem.recall.records import Hit
 from aptmem.recall.schema import INDEX_NAME, previous_settings, remove_index
 from aptmem.tokens import Estimator, get_estimator
 
-__all__ = ["RecallResult", "open_index", "pack", "recall"]
+__all__ = ["RecallResult", "excerpt", "open_index", "pack", "recall"]
 
 _CUT = " [...]"
 #: A hit is not shown at all when fewer tokens than this are left for its text.
 MIN_TEXT_TOKENS = 16
+#: A hit's text is excerpted when it costs more than this share of the packet's budget.
+HIT_SHARE = 0.25
+#: Long lines are cut into pieces of about this many characters before excerpting.
+PIECE_CHARS = 240
+_BREAK = re.compile(r"[\s,，。;；]")
+_MARK = "… "
+
+
+#: The parent of a flattened JSON line's path (``items[8]`` of ``items[8].ticket: PLAT-1``).
+_PARENT = re.compile(r"^([^\s:]+)[.\[][^.\[\s:]*\]?: ")
+
+
+def _pieces(text: str) -> list[str]:
+    """The lines of ``text``, a long line cut (at a space or punctuation) into pieces of about :data:`PIECE_CHARS`.
+
+    Consecutive flattened JSON lines of one parent object (``items[8].component: x``,
+    ``items[8].ticket: y``) are one piece, joined by ``; ``: a record's fields answer together.
+    """
+    out: list[str] = []
+    parent = None
+    for line in text.splitlines():
+        line = line.strip()
+        match = _PARENT.match(line)
+        if match and match.group(1) == parent and len(out[-1]) + len(line) < 2 * PIECE_CHARS:
+            out[-1] += "; " + line
+            continue
+        parent = match.group(1) if match else None
+        while len(line) > PIECE_CHARS:
+            cut = max((m.end() for m in _BREAK.finditer(line, PIECE_CHARS // 2, PIECE_CHARS)), default=PIECE_CHARS)
+            out.append(line[:cut].strip())
+            line = line[cut:].strip()
+            parent = None
+        if line:
+            out.append(line)
+    return out
+
+
+def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) -> str:
+    """The pieces of ``text`` holding the most of ``terms`` (lowercase), in text order, within ``tokens``; "" if none does.
+
+    A term matches as a substring of the lowercased piece (so a stem matches its inflections:
+    ``endpoint`` in ``endpoints``); terms shorter than 2 characters are ignored.
+    """
+    pieces = _pieces(text)
+    wanted = [t for t in terms if len(t) >= 2]
+    scored = []
+    for position, piece in enumerate(pieces):
+        low = piece.lower()
+        hits = sum(1 for t in wanted if t in low)
+        if hits:
+            scored.append((-hits, position))
+    chosen: list[int] = []
+    left = tokens
+    for _, position in sorted(scored):
+        cost = estimator.count(_MARK + pieces[position]) + 1
+        if cost <= left:
+            chosen.append(position)
+            left -= cost
+    return "\n".join(_MARK + pieces[p] for p in sorted(chosen))
 
 
 class RecallResult(msgspec.Struct, kw_only=True):
@@ -63,6 +128,8 @@ def _shorten(text: str, tokens: int, estimator: Estimator) -> str:
 def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator | None = None) -> RecallResult:
     """Lay ``hits`` out as one text of at most ``budget`` tokens (see the module docstring)."""
     estimator = estimator or get_estimator("medium")
+    terms = query_tokens(question)
+    share = max(MIN_TEXT_TOKENS, int(budget * HIT_SHARE))
     head = f"Recalled for: {question}"
     parts = [head]
     used = estimator.count(head)
@@ -72,12 +139,22 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
         room = budget - used - estimator.count(header) - 2  # two line breaks
         if room < MIN_TEXT_TOKENS:
             break
-        text = _shorten(hit.text, room, estimator)
-        if not text:
+        block = ""
+        while room >= MIN_TEXT_TOKENS:
+            text = hit.text
+            if estimator.count(text) > min(room, share):  # too long for its share: the lines that answer
+                text = excerpt(text, terms, min(room, share), estimator) or _shorten(text, min(room, share), estimator)
+            block = f"{header}\n{text}" if text else ""
+            # Token counts of joined texts are not exactly the sum of their parts: check the whole.
+            over = estimator.count("\n".join([*parts, block])) - budget if block else 0
+            if over <= 0:
+                break
+            room -= over + 1
+            block = ""
+        if not block:
             break
-        block = f"{header}\n{text}"
         parts.append(block)
-        used += estimator.count(block) + 1
+        used = estimator.count("\n".join(parts))
         shown.append(hit)
     text = "\n".join(parts) if shown else ""
     return RecallResult(question=question, hits=shown, text=text, tokens=estimator.count(text) if text else 0, budget=budget)
@@ -106,13 +183,15 @@ def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAUL
 
 def recall(question: str, *, root: str | os.PathLike[str] | None = None, index: RecallIndex | None = None, k: int = 5,
            budget: int = 1024, level: str = "all", l3: str = "chunks", engine: str | None = None,
-           refresh: bool = True) -> RecallResult:
+           refresh: bool = True, min_coverage: float = 0.0) -> RecallResult:
     """Find what the sessions know about ``question``; return it as text within ``budget`` tokens.
 
     Give ``index`` (an open :class:`RecallIndex`), or ``root`` (a folder of JSONL sessions, whose
     index is opened and closed here). ``refresh`` catches the index up first (cheap when nothing
     changed: one ``stat`` per log and sidecar). ``level``: ``l2``, ``l3`` or ``all``; ``l3``:
-    ``chunks``, ``facts`` or ``both``; ``engine``: a registry name (default ``fts``).
+    ``chunks``, ``facts`` or ``both``; ``engine``: a registry name (default ``fts``);
+    ``min_coverage`` > 0 returns nothing when the best hits cover less of the question's terms
+    (:func:`aptmem.recall.abstain.abstain`).
     """
     if (root is None) == (index is None):
         raise ValueError("give exactly one of root and index")
@@ -127,4 +206,4 @@ def recall(question: str, *, root: str | os.PathLike[str] | None = None, index: 
         if own:
             index.close()
             index.store.close()
-    return pack(question, hits, budget)
+    return pack(question, abstain(question, hits, min_coverage), budget)

@@ -16,8 +16,8 @@ index resumes where its last committed session left off, with nothing missing or
 Sessions whose log is gone are dropped. A session that cannot be read (a log its recovery mode
 refuses) is skipped and reported, its old records kept, and tried again next time.
 
-Adding an engine the index does not yet maintain, or switching fact extraction, re-indexes
-everything (the records' search text is not stored, only their evidence).
+Adding an engine the index does not yet maintain, switching fact extraction, or a new version of
+the text analysis (:data:`~aptmem.recall.analyze.ANALYSIS_VERSION`) re-indexes everything (the records' search text is not stored, only their evidence).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from pathlib import Path
 import msgspec
 
 from aptmem.errors import AptmemError, RecallError
+from aptmem.recall.analyze import ANALYSIS_VERSION
 from aptmem.recall.catchup import SessionUpdate, catch_up_session, drop_session
 from aptmem.recall.engines import DEFAULT_ENGINE, Engine, Filter, get_engine
 from aptmem.recall.records import Hit
@@ -141,8 +142,11 @@ class RecallIndex:
             self._components[name] = engine
         stored_facts = read_setting(self.db, "facts")
         self.facts = (stored_facts == "1") if facts is None else facts
-        changed = stored is not None and (list(wanted) != stored_names or (stored_facts == "1") != self.facts)
+        analysis = read_setting(self.db, "analysis")
+        changed = stored is not None and (list(wanted) != stored_names or (stored_facts == "1") != self.facts
+                                          or analysis != ANALYSIS_VERSION)
         write_setting(self.db, "engines", ",".join(wanted))
+        write_setting(self.db, "analysis", ANALYSIS_VERSION)
         write_setting(self.db, "facts", "1" if self.facts else "0")
         if changed:
             self.rebuild()

@@ -61,7 +61,8 @@ def _bigram_match(db: sqlite3.Connection, question: str) -> str:
     for form in sorted(found, key=len):  # longer forms last: they win
         frequency[forms[form]] = found[form]
     records = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM fts_bigram").fetchone()[0]
-    rare = [t for t in terms if frequency.get(t, 0) <= COMMON_SHARE * records]
+    # A term no record holds matches nothing: it must not restrict (it would leave nothing to score).
+    rare = [t for t in terms if 0 < frequency.get(t, 0) <= COMMON_SHARE * records]
     if not rare or len(rare) == len(terms):  # nothing to restrict by: score every match
         return every
     return f"({' OR '.join(_quote(t) for t in rare)}) AND ({every})"

@@ -27,7 +27,8 @@ class MemoryQuality:
     settings = MemoryQualitySettings
     timed = False
     unit = "run"
-    tables = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary")
+    tables = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary", "memory_recall",
+              "memory_recall_runs")
 
     def plan(self, settings: MemoryQualitySettings, ctx: RunContext) -> int:
         """Runs: strategies x windows x seeds."""

@@ -26,6 +26,7 @@ from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.registry import memory_strategy
 from aptmem.tokens.tiers import build_estimator
 from experiments.core.runfolder import RunFolder
+from experiments.measurements.memory_quality.recall_scoring import RecallScores
 from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
@@ -78,6 +79,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
     checks: list[dict[str, object]] = []
     answers: list[dict[str, object]] = []
     runs: list[dict[str, object]] = []
+    recall = RecallScores()  # retrieval figures of the recall strategies (aptmem.memory.recall)
     for seed in settings.seeds:
         workload = build_workload(settings.workload, seed)
         items += _item_rows(seed, workload, settings.workload.split)
@@ -86,6 +88,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
                 key = {"strategy": name, "window": window, "seed": seed}
                 with tempfile.TemporaryDirectory(prefix="aptmem-memory-", dir=settings.tmp) as root:
                     rows = replay_workload(workload, strategy, settings.policy(window), estimator, settings.budgets, Path(root))
+                    recall.score(key, workload, strategy, Path(root))
                 checks += [{**key, **row} for row in rows.checks]
                 answers += [{**key, **row} for row in rows.answers]
                 runs.append({**key, **rows.run, "items": len(workload.items), "dropped": workload.dropped,
@@ -97,6 +100,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
         "memory_answers": pl.DataFrame(answers, schema=ANSWER_SCHEMA),
         "memory_runs": pl.DataFrame(runs, schema=RUN_SCHEMA),
     }
+    tables.update(recall.tables())
     tables["memory_summary"] = summarize(tables["memory_items"], tables["memory_checks"], tables["memory_answers"],
                                          tables["memory_runs"])
     notes_doc = {"settings": asdict(settings), "notes": notes, "seconds": round(time.perf_counter() - started, 2),

@@ -18,6 +18,7 @@ import polars as pl
 from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 from experiments.core.runfolder import read_measurement
+from experiments.measurements.memory_quality.recall_section import recall_lines
 from experiments.measurements.memory_quality.tables import FINDABLE, METRICS, TABLES
 
 __all__ = ["frontier_figure", "headline_row", "memory_section", "targets"]
@@ -218,4 +219,5 @@ def memory_section(run_dir: str | Path, figure_dir: str | Path | None = None) ->
         f"measured in {notes['seconds']:.0f} s at commit {notes['commit'][:12]} on {notes['machine']}.",
     ]
     lines += [f"Note: {note}" for note in notes["notes"]]
+    lines += recall_lines(run_dir)
     return "\n".join(lines) + "\n"
