@@ -209,8 +209,9 @@ def comparison_section(run_dir: Path) -> str | None:
     if tables["recovery"] is not None:
         tables["recovery"] = in_default_mode(tables["recovery"], run_dir)
     found = families(tables)
-    if not found:
-        return None
+    if not found:  # nothing measured to compare; a skipped strategy is still said
+        skipped = _skipped_lines(run_dir)
+        return "\n".join(["## Strategies skipped", "", *skipped, ""]) if skipped else None
     rows = [{"approach": family, **{label: _cell(cell, tables[table], family) for label, (table, cell) in _ROWS.items()}}
             for family in found]
     table = pl.DataFrame(rows)
