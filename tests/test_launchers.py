@@ -57,7 +57,7 @@ def test_the_slurm_launcher_runs_a_sweep_through_submitit_locally(tmp_path: Path
          "write_cost.warmup=5", "write_cost.window=20", "progress=false", f"hydra.sweep.dir={sweep_dir}"],
         capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "Submitit 'slurm' sweep output dir" in done.stderr
+    assert "Submitit 'slurm' sweep output dir" in done.stdout + done.stderr  # Hydra's log: the SLURM launcher's path
     jobs = sorted((sweep_dir / ".submitit").glob("*/*_result.pkl"))
     assert len(jobs) == 2, "each job ran as a submitit job of its own"
     combined = pl.read_parquet(sweep_dir / "write_cost_samples.parquet")
