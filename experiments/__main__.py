@@ -36,21 +36,43 @@ def main(argv: list[str]) -> int:
         run()
         return 0
     if command == "report":
-        from pathlib import Path
-
-        from experiments.report.page import build_report
-
-        if len(rest) != 1 or not Path(rest[0]).is_dir():
-            print(f"experiments report: need one run folder, got {rest}\n\n{USAGE}", file=sys.stderr, end="")
-            return 2
-        print(build_report(Path(rest[0])))
-        return 0
+        return report(rest)
     if command == "check":
         from experiments.gate.check import main as check
 
         return check(rest)
     print(f"experiments: unknown command {command!r}\n\n{USAGE}", file=sys.stderr, end="")
     return 2
+
+
+def report(rest: list[str]) -> int:
+    """``report RUN_DIR``: rebuild a run's report, or every job's and the combined one of a sweep folder.
+
+    A folder that is neither (no measurement's notes, no ``multirun.yaml``) is refused with one line
+    and exit 2: nothing is written into it.
+    """
+    from pathlib import Path
+
+    from experiments.core.runfolder import is_run_folder, is_sweep_folder
+
+    if len(rest) != 1:
+        print(f"experiments report: need one run folder, got {rest}\n\n{USAGE}", file=sys.stderr, end="")
+        return 2
+    folder = Path(rest[0])
+    if is_sweep_folder(folder):
+        from experiments.sweep import rebuild
+
+        print(rebuild(folder))
+        return 0
+    if not is_run_folder(folder):
+        what = "does not exist" if not folder.exists() else "is not a folder" if not folder.is_dir() else \
+            "is not a run folder (no <measurement>_notes.json) nor a sweep folder (no multirun.yaml)"
+        print(f"experiments report: {folder} {what}", file=sys.stderr)
+        return 2
+    from experiments.report.page import build_report
+
+    print(build_report(folder))
+    return 0
 
 
 if __name__ == "__main__":

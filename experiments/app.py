@@ -60,7 +60,8 @@ def measure_all(cfg: DictConfig, out: Path, measurements: Sequence[Measurement] 
     from experiments.core.config import settings_of
     from experiments.core.measurement import RunContext
     from experiments.core.runfolder import RunFolder
-    from experiments.core.strategy import services_started, strategy_specs
+    from experiments.core.runfolder import write_strategies
+    from experiments.core.strategy import Service, Skipped, services_started, strategy_specs
     from experiments.core.timing import timing_slot
     from experiments.measurements import by_name
 
@@ -71,8 +72,13 @@ def measure_all(cfg: DictConfig, out: Path, measurements: Sequence[Measurement] 
     chosen = [(registry[name], settings_of(cfg, registry[name])) for name in cfg.measure]  # every setting checked first
     workload = OmegaConf.to_object(cfg.workload)
     folder = RunFolder(out)
-    with services_started(strategy_specs(cfg.strategy)) as strategies:
-        ctx = RunContext(strategies=strategies, workload=workload, folder=folder)
+    skipped: list[Skipped] = []
+    live: dict[str, Service] = {}
+    with services_started(strategy_specs(cfg.strategy), skipped=skipped, live=live) as strategies:
+        write_strategies(folder, strategies, skipped)
+        for gone in skipped:
+            print(f"skipped {gone.strategy}: {gone.reason}", file=sys.stderr)
+        ctx = RunContext(strategies=strategies, workload=workload, folder=folder, services=live)
         for measurement, settings in chosen:
             started = time.perf_counter()
             with timing_slot(measurement.timed), tqdm(total=measurement.plan(settings, ctx), unit=measurement.unit,

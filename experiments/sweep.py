@@ -25,7 +25,7 @@ from experiments.core.markdown import markdown_table
 from experiments.gate.metrics import collect_metrics
 from experiments.core.runinfo import REPO_ROOT, commit
 
-__all__ = ["CACHE_DIR", "CombineSweep", "combine", "job_key", "restore", "store"]
+__all__ = ["CACHE_DIR", "CombineSweep", "combine", "job_key", "rebuild", "restore", "store"]
 
 CACHE_DIR = REPO_ROOT / "reports" / "cache"
 _DONE = "DONE"
@@ -102,6 +102,17 @@ def combine(sweep_dir: Path) -> Path:
     path = sweep_dir / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def rebuild(sweep_dir: Path) -> Path:
+    """Rebuild every finished job's report from its tables, then the sweep's combined tables and report."""
+    from experiments.core.runfolder import is_run_folder
+    from experiments.report.page import build_report
+
+    for folder in sorted(p for p in sweep_dir.iterdir() if p.is_dir()):
+        if (folder / ".hydra" / "overrides.yaml").exists() and is_run_folder(folder):
+            build_report(folder)
+    return combine(sweep_dir)
 
 
 class CombineSweep(Callback):

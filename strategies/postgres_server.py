@@ -307,6 +307,18 @@ class PostgresService:
         self.server = server
         return {"conninfo": server.conninfo}
 
+    def crash(self) -> None:
+        """SIGKILL every process of the server at once (a crashed machine's server); its files stay."""
+        if self.server is None:
+            raise RuntimeError("the PostgreSQL service was not started")
+        self.server.kill()
+
+    def restart(self) -> None:
+        """Start the server again on its data folder: PostgreSQL replays its WAL, as after any crash."""
+        if self.server is None:
+            raise RuntimeError("the PostgreSQL service was not started")
+        self.server.start()
+
     def stop(self) -> None:
         """Stop the server and delete its files."""
         if self.server is not None:

@@ -84,8 +84,8 @@ def test_a_sweep_ends_with_one_combined_table_and_report(tmp_path: Path) -> None
     sweep_dir = tmp_path / "sweep"
     done = subprocess.run(
         [sys.executable, "-m", "experiments", "run", "-m", "measure=[write_cost]", "strategy=[jsonl_none],[sqlite_wal_off]",
-         "write_cost.entries=30",
-         "write_cost.early=[1,10]", "write_cost.late_size=10", "progress=false", f"hydra.sweep.dir={sweep_dir}"],
+         "write_cost.entries=50",
+         "write_cost.warmup=5", "write_cost.window=20", "progress=false", f"hydra.sweep.dir={sweep_dir}"],
         capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == str(sweep_dir / "report.md")

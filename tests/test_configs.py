@@ -197,8 +197,11 @@ def test_no_yaml_restates_a_default_its_schema_holds() -> None:
 
 def test_the_restated_default_check_catches_a_restated_default() -> None:
     wc = REGISTRY["write_cost"].settings
-    assert _restated({"entries": 5000, "late_size": 7}, _defaults(wc), "x") == ["x.entries = 5000 (the schema's default)"]
-    assert _restated({"early": [1, 100]}, _defaults(wc), "x")  # a tuple default spelled as a YAML list
+    assert _restated({"entries": 5000, "warmup": 7}, _defaults(wc), "x") == ["x.entries = 5000 (the schema's default)"]
+    from experiments.measurements.crash.settings import DAMAGES
+
+    crash = REGISTRY["crash"].settings
+    assert _restated({"damages": list(DAMAGES)}, _defaults(crash), "x")  # a list default spelled out in YAML
     assert not _restated({"seed": "${seed}"}, {"seed": 0}, "x")
 
 
@@ -208,7 +211,7 @@ def test_a_group_file_changes_its_schema_and_a_preset_changes_both(monkeypatch: 
     cfg = OmegaConf.to_object(_compose("seed=5"))
     assert cfg.crash.seed == 5  # crash/default.yaml: the run's seed
     assert cfg.transcripts.path == "/somewhere/else"  # transcripts/default.yaml: the environment
-    assert cfg.memory.repeats == 2 and cfg.memory.trace is True  # experiment=default changes one, not the other
+    assert cfg.memory.repeats == 2 and cfg.memory.keep_turns == 10  # experiment=default changes one, not the other
     assert OmegaConf.to_object(_compose("memory.repeats=9")).memory.repeats == 9
 
 

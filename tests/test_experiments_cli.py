@@ -17,8 +17,8 @@ def experiments(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_run_writes_tables_figure_and_report_and_report_rebuilds_it(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    done = experiments("run", "measure=[write_cost]", "write_cost.entries=60", "write_cost.quadratic_entries=20", "write_cost.early=[1,20]",
-                       "write_cost.late_size=20", "strategy=[jsonl_none,sqlite_wal_off,full_json_atomic]",
+    done = experiments("run", "measure=[write_cost]", "write_cost.entries=60", "write_cost.quadratic_entries=20", "write_cost.warmup=10",
+                       "write_cost.window=20", "strategy=[jsonl_none,sqlite_wal_off,full_json_atomic]",
                        "progress=false", f"hydra.run.dir={run_dir}")
     assert done.returncode == 0, done.stderr
     report = run_dir / "report.md"
@@ -42,8 +42,8 @@ def test_run_writes_tables_figure_and_report_and_report_rebuilds_it(tmp_path: Pa
 
 TINY = [
     "strategy=[jsonl_always,sqlite_wal_full,full_json_atomic]",
-    "write_cost.entries=60", "write_cost.quadratic_entries=20", "write_cost.early=[1,20]", "write_cost.late_size=20",
-    "memory.sizes_mb=[0.2]", "memory.repeats=1", "memory.trace=false", "memory.strategies=[]",
+    "write_cost.entries=60", "write_cost.quadratic_entries=20", "write_cost.warmup=10", "write_cost.window=20",
+    "memory.sizes_mb=[0.1,0.2]", "memory.repeats=1", "memory.trace=false", "memory.strategies=[]",
     "crash.kills=1", "crash.compaction_kills=1", "crash.images=1", "crash.entries=40", "crash.damages=[torn,drop]",
     "crash.modes=[skip]",
     "concurrency.writers=2", "concurrency.appends=5", "concurrency.cli_appends=20", "concurrency.max_bytes_per_writer=2000000",
@@ -74,7 +74,7 @@ def test_a_tiny_run_of_every_measurement_writes_every_table_and_figure(tmp_path:
             "compaction_occupancy.png", "pareto.png", "transcript_usage.png", "transcript_compaction.png"} <= figures
     text = (run_dir / "report.md").read_text(encoding="utf-8")
     for heading in ("## The three approaches compared", "## Write cost per append", "## Crash recovery",
-                    "## Concurrency safety", "## Hostile input", "## Real transcripts"):
+                    "## Concurrency safety", "## Hostile input", "## Real transcripts", "## Which strategy for which need"):
         assert heading in text, heading
     assert "not measured" not in text.split("## Write cost")[0], "every cell of the comparison is measured"
 

@@ -182,9 +182,10 @@ def test_a_toy_fourth_family_appears_in_the_headline_table_and_the_pareto_figure
         return real_save(fig, path, **kwargs)
 
     real_save = figures.save_figure
-    monkeypatch.setattr("experiments.report.comparison.save_figure", keep_legend)
+    monkeypatch.setattr("experiments.report.frontier.save_figure", keep_legend)
     assert comparison_section(run_dir) is not None
-    assert drawn and {"jsonl", "sqlite", "full_json", "toylog"} <= set(drawn[-1])
+    families_drawn = {label.rsplit("(", 1)[-1].rstrip(")") for label in drawn[-1] if "(" in label}
+    assert drawn and {"jsonl", "sqlite", "full_json", "toylog"} <= families_drawn
 
 
 TOY_SERVICE = '''
@@ -203,6 +204,12 @@ class ToyService:
         assert Path(scratch).is_dir()
         self.marker.write_text("started")
         return {"batch_size": 7}
+
+    def crash(self):
+        self.marker.write_text("crashed")
+
+    def restart(self):
+        self.marker.write_text("restarted")
 
     def stop(self):
         self.marker.write_text("stopped")

@@ -26,6 +26,7 @@ from aptmem.jsonl_store import JsonlStore
 from aptmem.locking import SessionLock
 from aptmem.working_memory import WorkingMemory
 from experiments.measurements.hostile.cases import main_in_process, unwritable
+from experiments.core.strategy import load_strategy
 from experiments.measurements.hostile.job import run_hostile
 from experiments.measurements.hostile.report import hostile_section
 from experiments.gate.metrics import collect_metrics
@@ -42,7 +43,9 @@ def _eio(*_args: object) -> None:
 # -- the whole harness ------------------------------------------------------------------------------
 
 def test_every_hostile_case_is_refused_clearly_and_loses_nothing(tmp_path: Path) -> None:
-    table = run_hostile(tmp_path)["hostile"]
+    # the three read paths of aptmem's own families, through their own append (the run gives every strategy)
+    stores = [load_strategy(name) for name in ("jsonl_none", "sqlite_wal_full", "full_json_atomic")]
+    table = run_hostile(tmp_path, strategies=stores)["hostile"]
     assert table.height > 150 and (tmp_path / "hostile.csv").exists()
     bad = table.filter(~pl.col("as_expected") | ~pl.col("clear") | ~pl.col("intact"))
     assert bad.height == 0, bad.select("category", "case", "surface", "outcome", "error", "note").to_dicts()

@@ -18,7 +18,8 @@ from aptmem.session import Session
 from aptmem.tokens import get_estimator
 from aptmem.working_memory import WorkingMemory
 from experiments.measurements.memory_quality.recall_section import recall_lines
-from experiments.measurements.memory_quality.run import MemoryQualitySettings, run_memory_quality
+from experiments.measurements.memory_quality.job import run_memory_quality
+from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.workload import WorkloadShape
 
 MEDIUM = get_estimator("medium")

@@ -157,6 +157,6 @@ def test_compaction_and_write_cost_jobs_take_a_transcript(tmp_path: Path) -> Non
     text = compaction_section(tmp_path / "c") or ""
     assert "planted-fact scoring does not apply" in text and "Facts retained" not in text
     assert not any("facts_retained" in name for name in collect_metrics(tmp_path / "c"))
-    wc = WriteCostSettings(entries=40, quadratic_entries=0, early=(1, 10), late_size=10)
+    wc = WriteCostSettings(entries=40, quadratic_entries=0, warmup=0, window=20)
     samples = run_write_cost([load_strategy("jsonl_none")], wc, workload, tmp_path / "w", tmp=str(tmp_path))["write_cost_samples"]
     assert samples["workload"].unique().to_list() == ["transcript"] and samples["session_entries"].unique().to_list() == [40]

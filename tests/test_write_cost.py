@@ -13,7 +13,7 @@ import pytest
 from aptmem.entries import encode_line
 from experiments.core.strategy import load_strategy
 from experiments.measurements.write_cost.samples import KINDS, SAMPLE_SCHEMA, measure_strategies, measure_write_cost
-from experiments.measurements.write_cost.summary import goals, summarize
+from experiments.measurements.write_cost.summary import MIN_WINDOW, goals, growth_windows, p50_interval, summarize
 from experiments.workloads.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,7 @@ def _hand_made() -> pl.DataFrame:
 
 
 def test_summary_math_on_a_hand_made_table() -> None:
-    summary = summarize(_hand_made(), early=(1, 100), late_size=100)
+    summary = summarize(_hand_made(), warmup=0, window=100)
     s = summary.filter(pl.col("strategy") == "s").row(0, named=True)
     assert s["entries"] == 200
     assert s["p50_ns"] == pytest.approx(1005.0)  # median of 10..2000: (1000 + 1010) / 2
@@ -95,17 +95,59 @@ def test_summary_math_on_a_hand_made_table() -> None:
     t = summary.filter(pl.col("strategy") == "t").row(0, named=True)
     assert t["ratio_raw_write"] == 1.0 and t["growth"] == 1.0 and t["ratio_encode_raw_write"] == 0.5
     assert t["raw_fdatasync_p50_ns"] is None and t["ratio_raw_fdatasync"] is None
-    assert (t["early_window"], t["late_window"]) == ("1-100", "1-100")
+    assert (t["early_window"], t["late_window"]) == ("1-50", "51-100")  # a short replay: halves, never overlapping
+    assert s["p50_lo_ns"] <= s["p50_ns"] <= s["p50_hi_ns"] and t["p50_lo_ns"] == t["p50_hi_ns"] == 7
+
+
+def test_growth_windows_leave_out_the_warm_up_and_never_overlap() -> None:
+    assert growth_windows(2000, warmup=100, window=100) == ((101, 200), (1901, 2000))
+    assert growth_windows(260, warmup=100, window=100) == ((101, 180), (181, 260))
+    for entries in range(0, 400, 7):
+        windows = growth_windows(entries, warmup=50, window=100)
+        if windows is None:
+            assert (entries - 50) // 2 < MIN_WINDOW
+            continue
+        (e_lo, e_hi), (l_lo, l_hi) = windows
+        assert e_lo == 51 and e_hi < l_lo and l_hi == entries and e_hi - e_lo == l_hi - l_lo >= MIN_WINDOW - 1
+    assert growth_windows(11, warmup=0, window=100) is None  # 11 entries: no growth figure, not "1.00x"
+
+
+def test_p50_interval_covers_the_median_and_widens_with_a_slow_stretch() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    steady = rng.normal(100.0, 1.0, 1000)
+    lo, hi = p50_interval(steady, seed=7)
+    assert lo <= float(np.median(steady)) <= hi
+    drifting = steady.copy()
+    drifting[600:] += 50.0  # the machine got busy for the last 40%: the interval must say so
+    lo2, hi2 = p50_interval(drifting, seed=7)
+    assert hi2 - lo2 > 5 * (hi - lo)
 
 
 def test_goals() -> None:
-    summary = summarize(_hand_made())
+    summary = summarize(_hand_made(), warmup=0)
     table = goals(summary, reference="t")
-    assert table.height == 3
-    assert table["met"].to_list() == [True, True, None]  # the encode-relative ratio is reported only
-    assert table["value"].to_list()[2] == 0.5
-    assert goals(summary, reference="s")["met"].to_list() == [False, False, None]
+    # encode + raw write (t: 7 / 14 = 0.5), then s against raw write + fdatasync (1005 / 100), then t's growth
+    assert table["goal"].to_list()[0].startswith("median append / (median encode + median raw os.write)")
+    assert "fdatasync" in table["goal"][1] and table["strategy"].to_list() == ["t", "s", "t"]
+    assert table["met"].to_list() == [True, False, True]
+    assert table["value"].to_list()[:2] == [0.5, pytest.approx(10.05)]
+    assert not table["goal"].str.starts_with("median append / median raw os.write").any()  # the raw-write-only goal is gone
+    # the default warm-up (100) leaves t's 100 appends no growth windows: no figure, not a "met"
+    assert goals(summarize(_hand_made()), reference="t")["met"].to_list()[-1] is None
     assert goals(summary, reference="missing")["met"].to_list() == [None, None]
+
+
+def test_goals_against_the_peers_use_the_intervals() -> None:
+    peer = _hand_made().filter(pl.col("strategy") == "t").with_columns(
+        pl.lit("u").alias("strategy"), pl.lit("peer").alias("family"), pl.col("latency_ns") * 2)
+    summary = summarize(pl.concat([_hand_made(), peer]), warmup=0, window=20)
+    table = goals(summary, reference="t")
+    against = table.filter(pl.col("goal").str.contains(" vs "))
+    assert against["goal"].to_list() == ["t vs u (not durable): not slower beyond the noise"]
+    assert against["met"].to_list() == [True] and against["value"].to_list() == [0.5]
+    assert goals(summary, reference="u").filter(pl.col("goal").str.contains(" vs "))["met"].to_list() == [False]
 
 
 def test_command_line_smoke(tmp_path: Path) -> None:
@@ -125,5 +167,5 @@ def test_command_line_smoke(tmp_path: Path) -> None:
     assert pl.read_csv(out / "write_cost_samples.csv").height == samples.height
     assert {p.name for p in out.iterdir()} == {
         f"write_cost_{t}.{ext}" for t in ("samples", "summary", "goals") for ext in ("parquet", "csv")
-    } | {"write_cost_notes.json", "report.md", "figures"}
+    } | {"write_cost_notes.json", "report.md", "figures", "strategies.parquet", "strategies.csv", "run_notes.json"}
     assert (out / "figures" / "append_latency.png").stat().st_size > 10_000

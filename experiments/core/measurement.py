@@ -11,7 +11,8 @@ the gate ask it for its section and its metrics, which it reads back from its ta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -19,7 +20,7 @@ from experiments.core.metric import Metric
 
 if TYPE_CHECKING:  # types only: a measurement's child processes import its package, and they stay light
     from experiments.core.runfolder import RunFolder
-    from experiments.core.strategy import StrategySpec
+    from experiments.core.strategy import Service, StrategySpec
 
 __all__ = ["Measurement", "Progress", "RunContext"]
 
@@ -35,6 +36,8 @@ class RunContext:
     #: the workload group's choice: a WorkloadConfig (synthetic) or a TranscriptWorkload
     workload: Any
     folder: RunFolder
+    #: the running service of each strategy that declares one, by strategy name (a crash measurement kills it)
+    services: Mapping[str, Service] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -19,7 +19,9 @@ import polars as pl
 
 from experiments.core.runinfo import commit, machine
 
-__all__ = ["LEADING_COLUMNS", "RunFolder", "RunMeta", "read_measurement", "read_table"]
+__all__ = ["LEADING_COLUMNS", "STRATEGIES_SCHEMA", "RunFolder", "RunMeta", "is_run_folder", "is_sweep_folder",
+           "read_measurement",
+           "read_table", "write_strategies"]
 
 
 #: The leading columns of a table about strategies (the values: ``StrategySpec.columns()``).
@@ -69,6 +71,40 @@ class RunFolder:
         doc = {**notes, "commit": self.meta.commit, "machine": self.meta.machine}
         (self.path / f"{notes_name}_notes.json").write_bytes(msgspec.json.format(msgspec.json.encode(doc)))
         return dict(tables)
+
+
+#: The columns of the ``strategies`` table: every strategy the run was given, measured or skipped.
+STRATEGIES_SCHEMA: dict[str, pl.DataType] = {
+    **LEADING_COLUMNS,
+    "served": pl.Boolean(),  # it needs a service (a database server) the run started
+    "data_in": pl.String(),  # root | server: where its session data lives
+    "quadratic_appends": pl.Boolean(),  # every append rewrites its whole history
+    "whole_reads": pl.Boolean(),  # every read parses its whole session
+    "skipped": pl.Boolean(),  # left out of the run: its service cannot be had here
+    "reason": pl.String(),  # why it was skipped (null when measured)
+}
+
+
+def write_strategies(folder: RunFolder, measured: Iterable[Any], skipped: Iterable[Any]) -> None:
+    """Write the ``strategies`` table: each measured ``StrategySpec`` and each ``Skipped`` one, with the reason."""
+    rows = [{**spec.columns(), "served": spec.service is not None, "data_in": spec.data_in,
+             "quadratic_appends": spec.quadratic_appends, "whole_reads": spec.whole_reads, "skipped": False,
+             "reason": None} for spec in measured]
+    rows += [{"strategy": gone.strategy, "family": gone.family, "variant": None, "durable": None, "served": True,
+              "data_in": None, "quadratic_appends": None, "whole_reads": None, "skipped": True, "reason": gone.reason}
+             for gone in skipped]
+    folder.write("run", {"strategies": pl.DataFrame(rows, schema=STRATEGIES_SCHEMA)}, {})
+
+
+def is_run_folder(path: str | Path) -> bool:
+    """Whether ``path`` holds what a run writes: the notes of at least one measurement."""
+    path = Path(path)
+    return path.is_dir() and any(path.glob("*_notes.json"))
+
+
+def is_sweep_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a Hydra multirun's folder (its ``multirun.yaml``, a subfolder per job)."""
+    return (Path(path) / "multirun.yaml").is_file()
 
 
 def read_table(run_dir: str | Path, name: str) -> pl.DataFrame | None:

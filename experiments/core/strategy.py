@@ -9,7 +9,9 @@ declares everything that differs per strategy, so no harness code names a strate
 * ``power_loss``, ``tracer``, ``ignore_files``: how the crash measurements see its files;
 * ``quadratic_appends``, ``whole_reads``: costs that make the write-cost and memory measurements cap it;
 * ``recovery_setting``, ``engine``, ``reference``, ``explain``: smaller facts, documented below;
-* ``service`` (optional): a server the store needs, started before its stores are built.
+* ``service`` (optional): a server the store needs, started before its stores are built;
+  ``data_in``: where its data lives (files under its root, or a server's files);
+* ``not_applicable``: hostile cases that do not apply to it, by category, and why.
 
 :func:`from_node` is the one conversion from a YAML mapping or a composed Hydra node; the spec
 is a msgspec Struct, so it crosses process boundaries as JSON, and :func:`build_store` builds its
@@ -33,7 +35,7 @@ import msgspec
 from aptmem.store import Capabilities, SessionStore
 
 __all__ = ["CONFIG_DIR", "CrashModel", "Explanations", "Service", "ServiceSpec", "StoreSpec", "StrategyConfigError",
-           "StrategySpec", "build_store", "capabilities", "from_node", "load_strategy", "services_started",
+           "Skipped", "StrategySpec", "build_store", "capabilities", "from_node", "load_strategy", "services_started",
            "strategy_names", "strategy_specs"]
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -123,6 +125,10 @@ class StrategySpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     explain: Explanations = Explanations()
     #: a service the store needs running (started before any of its stores is built, stopped after)
     service: ServiceSpec | None = None
+    #: where the session data lives: files under the store's root (readable there), or a server's own files
+    data_in: Literal["root", "server"] = "root"
+    #: hostile cases that do not apply to the strategy, by the case's category, with the reason the report prints
+    not_applicable: dict[str, str] = {}
 
     @property
     def variant(self) -> str:
@@ -243,10 +249,22 @@ def capabilities(spec: StrategySpec) -> Capabilities:
 
 
 class Service(Protocol):
-    """A server a strategy's store needs: started before its stores are built, stopped after."""
+    """A server a strategy's store needs: started before its stores are built, stopped after.
+
+    Every member is mandatory: a crash measurement kills a service the way a crashed machine would
+    and starts it again on the same files.
+    """
 
     def start(self, scratch: Path) -> dict[str, Any]:
         """Start the service with its files under ``scratch``; return settings merged into the store's."""
+        ...
+
+    def crash(self) -> None:
+        """Kill every process of the service at once (SIGKILL), leaving its files as they are."""
+        ...
+
+    def restart(self) -> None:
+        """Start the service again on the files it had (its own crash recovery runs), with the same settings."""
         ...
 
     def stop(self) -> None:
@@ -254,25 +272,56 @@ class Service(Protocol):
         ...
 
 
+class Skipped(msgspec.Struct, frozen=True):
+    """A strategy left out of a run because a service it needs cannot be had here, and why."""
+
+    strategy: str
+    family: str
+    reason: str
+
+
 @contextlib.contextmanager
-def services_started(strategies: Sequence[StrategySpec], scratch: str | os.PathLike[str] | None = None
+def services_started(strategies: Sequence[StrategySpec], scratch: str | os.PathLike[str] | None = None, *,
+                     skipped: list[Skipped] | None = None, live: dict[str, Service] | None = None
                      ) -> Iterator[tuple[StrategySpec, ...]]:
     """Start every service the strategies declare; yield the specs with the services' settings merged.
 
-    A strategy that declares none is yielded as it is. Services stop in reverse order when the
-    block ends, however it ends.
+    A strategy that declares none is yielded as it is. Strategies declaring the same service (the
+    same class and settings) share one instance: one server per run. Services stop in reverse order
+    when the block ends, however it ends. With ``skipped`` given, a service that raises
+    :class:`~aptmem.errors.ServiceUnavailable` leaves its strategies out of the yielded specs and
+    adds them to ``skipped`` with the reason (without it, the error propagates); ``live``, when
+    given, is filled with each served strategy's running service, by strategy name.
     """
+    from aptmem.errors import ServiceUnavailable
+
     with contextlib.ExitStack() as stack:
         ready = []
+        started: dict[bytes, tuple[Service, dict[str, Any]] | str] = {}
         for spec in strategies:
             if spec.service is None:
                 ready.append(spec)
                 continue
-            service: Service = import_target(spec.service.target)(**spec.service.settings)
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"aptmem-service-{spec.name}-",
-                                                                           dir=scratch)))
-            extra = service.start(folder)
-            stack.callback(service.stop)
+            key = msgspec.json.encode(spec.service)
+            if key not in started:
+                service: Service = import_target(spec.service.target)(**spec.service.settings)
+                folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"aptmem-service-{spec.name}-",
+                                                                               dir=scratch)))
+                try:
+                    started[key] = (service, service.start(folder))
+                    stack.callback(service.stop)
+                except ServiceUnavailable as exc:
+                    if skipped is None:
+                        raise
+                    started[key] = str(exc)
+            outcome = started[key]
+            if isinstance(outcome, str):
+                assert skipped is not None
+                skipped.append(Skipped(strategy=spec.name, family=spec.family, reason=outcome))
+                continue
+            service, extra = outcome
+            if live is not None:
+                live[spec.name] = service
             ready.append(msgspec.structs.replace(
                 spec, store=msgspec.structs.replace(spec.store, settings={**spec.store.settings, **extra})))
         yield tuple(ready)

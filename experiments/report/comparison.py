@@ -1,11 +1,13 @@
 """The headline of the report: the original design's comparison of the approaches, filled with
-measured values instead of adjectives, and a Pareto plot of the main trade-off.
+measured values instead of adjectives, and the main trade-off drawn with its intervals.
 
 The approaches are the strategy families found in the run's tables (in the order they first
-appear), so a family the harness never heard of gets its column and its marker like the others.
+appear), so a family the harness never heard of gets its column and its colour like the others.
 Every cell comes from a table of the run folder; a measurement the run did not make shows as
-"not measured". For a family, "fast" takes its best non-durable setting and "durable" its best
-setting that promises acknowledged appends survive a power loss.
+"not measured", and a strategy the run had to skip (its server cannot be had here) is named
+with the reason. For a family, "fast" takes its best non-durable setting and "durable" its best
+setting that promises acknowledged appends survive a power loss; each median is given with its
+95% interval, so two cells whose intervals overlap are not read as a ranking.
 """
 
 from __future__ import annotations
@@ -13,18 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import msgspec
 import polars as pl
 
-from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 from experiments.core.runfolder import read_table
+from experiments.report.frontier import frontier_figure, frontier_points, in_default_mode, ties
 
-__all__ = ["comparison_section", "families", "pareto_figure", "pareto_points"]
+__all__ = ["comparison_section", "families", "pareto_points"]
 
 _NOT = "not measured"
-#: Markers of the Pareto figure, one per family in order of appearance (cycling after the last).
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 
 _read = read_table
 
@@ -40,16 +39,18 @@ def _us(ns: float) -> str:
 _OWN_DAMAGE = pl.col("damage").is_in(["torn", "zero", "drop"])
 
 
-def _in_default_mode(recovery: pl.DataFrame, run_dir: Path) -> pl.DataFrame:
-    """The crash cases recovered in each strategy's own default mode (a store offering several recovery
-    modes has its power-loss images recovered in every one; the crash notes name each default)."""
-    notes_path = run_dir / "crash_notes.json"
-    defaults = msgspec.json.decode(notes_path.read_bytes())["strategies"] if notes_path.exists() else {}
-    modes = pl.DataFrame({"strategy": list(defaults), "default_mode": [s["default_mode"] for s in defaults.values()]},
-                         schema={"strategy": pl.String, "default_mode": pl.String})
-    return (recovery.join(modes, on="strategy", how="left")
-            .filter(pl.col("mode").is_null() | pl.col("default_mode").is_null() | (pl.col("mode") == pl.col("default_mode")))
-            .drop("default_mode"))
+def _interval(row: dict[str, object]) -> str:
+    """`` [lo – hi]``: the median's 95% interval, when the table has one."""
+    if row.get("p50_lo_ns") is None:
+        return ""
+    return f" [{_us(float(row['p50_lo_ns']))} – {_us(float(row['p50_hi_ns']))}]"  # type: ignore[arg-type]
+
+
+def _growth(row: dict[str, object]) -> str:
+    """The growth figure with its windows, or why there is none (never a figure over overlapping windows)."""
+    if row.get("growth") is None:
+        return f"no growth figure: {row['entries']} entries are too few for two windows after the warm-up"
+    return f"growth {row['growth']:.2f}x over entries {row['early_window']} vs {row['late_window']}"
 
 
 def _write_cost(part: pl.DataFrame) -> str:
@@ -58,8 +59,9 @@ def _write_cost(part: pl.DataFrame) -> str:
         rows = part.filter(pl.col("durable") == durable).sort("p50_ns")
         if rows.height:
             best = rows.row(0, named=True)
-            cells.append(f"{label} {_us(best['p50_ns'])} ({best['strategy']}, {best['ratio_raw_write']:.1f}x raw write, "
-                         f"growth {best['growth']:.2f}x over {best['entries']} entries)")
+            over = best.get("ratio_encode_raw_write")
+            cost = f", {over:.1f}x encode + raw write" if over is not None else ""
+            cells.append(f"{label} {_us(best['p50_ns'])}{_interval(best)} ({best['strategy']}{cost}; {_growth(best)})")
     return "; ".join(cells)
 
 
@@ -71,20 +73,28 @@ def _memory(part: pl.DataFrame) -> str:
     at = part.filter(pl.col("size_mb") == size)
     load = at.filter(pl.col("op") == "full_load")
     resume = at.filter(pl.col("op") == "resume")
-    return (f"at {size:g} MB: full load {_us(load['wall_ns'].median())}, peak RSS {load['peak_rss_bytes'].median() / 1e6:.0f} MB; "
-            f"resume {_us(resume['wall_ns'].median())}, peak RSS {resume['peak_rss_bytes'].median() / 1e6:.0f} MB")
+    measured = at["session_bytes"].max() / 1e6 if "session_bytes" in at.columns else size
+    return (f"at {measured:.1f} MB: full load {_us(load['wall_ns'].median())}, peak RSS "
+            f"{load['peak_rss_bytes'].median() / 1e6:.0f} MB; resume {_us(resume['wall_ns'].median())}, peak RSS "
+            f"{resume['peak_rss_bytes'].median() / 1e6:.0f} MB")
 
 
 def _readability(part: pl.DataFrame) -> str:
     row = part.row(0, named=True)
+    if row.get("printable_pct") is None:  # its data lives in a server's files: nothing to open with an editor
+        return "its entries live in the server's files: read through SQL, not with an editor"
     tail = "`tail -n 1` is the last entry" if row["tail_is_last_entry"] else "no line per entry"
     return (f"{row['printable_pct']:.0f}% printable text, {row['entries_per_line']:g} entries per line, {tail}; "
             f"grep {'finds' if row['grep_finds_text'] else 'misses'} an entry's words")
 
 
+_KILLS = (("process", "process kill"), ("server", "server kill (its server SIGKILLed mid-append)"),
+          ("power_loss", "power loss (own unsynced tail torn, zeroed or dropped)"))
+
+
 def _fault_tolerance(part: pl.DataFrame) -> str:
     cells = []
-    for kind, label in (("process", "process kill"), ("power_loss", "power loss")):
+    for kind, label in _KILLS:
         rows = part.filter(pl.col("crash_kind") == kind)
         if kind == "power_loss":
             rows = rows.filter(_OWN_DAMAGE)
@@ -92,7 +102,6 @@ def _fault_tolerance(part: pl.DataFrame) -> str:
             continue
         durable = rows.filter(pl.col("durable"))
         unloadable = rows.filter(~pl.col("loadable")).height
-        label += " (own unsynced tail torn, zeroed or dropped)" if kind == "power_loss" else ""
         cells.append(f"{label}: {rows.height} cases, {unloadable} not loadable, acknowledged entries lost max "
                      f"{rows['lost'].max()} (durable settings: {durable['lost'].max() if durable.height else '-'}), "
                      f"{rows['violation'].sum()} broken promises")
@@ -113,7 +122,7 @@ def _complexity(part: pl.DataFrame) -> str:
 
 #: The rows of the comparison: label -> (the table it reads, the cell it makes of one family's rows).
 _ROWS: dict[str, tuple[str, Callable[[pl.DataFrame], str]]] = {
-    "write cost (median append)": ("write_cost_summary", _write_cost),
+    "write cost (median append [95% interval])": ("write_cost_summary", _write_cost),
     "memory": ("memory", _memory),
     "readability": ("anatomy", _readability),
     "fault tolerance": ("recovery", _fault_tolerance),
@@ -137,77 +146,83 @@ def families(tables: dict[str, pl.DataFrame | None]) -> list[str]:
     return list(seen)
 
 
-_COUNTS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+_COUNTS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def _skipped_lines(run_dir: Path) -> list[str]:
+    """One line per strategy the run was given but could not measure, with the reason (never a silent gap)."""
+    strategies = _read(run_dir, "strategies")
+    if strategies is None:
+        return []
+    return [f"- **Skipped: `{name}`** ({family}): {reason}. Its column and rows are missing from every table below."
+            for name, family, reason in strategies.filter(pl.col("skipped")).select("strategy", "family", "reason").rows()]
+
+
+def _frontier_lines(run_dir: Path, points: pl.DataFrame) -> list[str]:
+    """The frontier figure and its reading: who is on it, which of them tie, who could not be placed."""
+    figure = frontier_figure(points, run_dir / "figures" / "pareto.png")
+    front = points.filter(pl.col("frontier")).sort("p50_ns")
+    tied = ties(points)
+    lines = [f"![Write cost against entries lost per storage crash]({figure.relative_to(run_dir)})", "",
+             "On the frontier (no other setting loses fewer acknowledged entries per storage crash without being slower "
+             "beyond the noise, or is surely faster while losing no more): "
+             + ", ".join(f"`{name}`" for name in front["strategy"].to_list()) + "."]
+    if tied:
+        lines.append("Ties (same loss, overlapping 95% intervals of the median: which is faster is noise in this run): "
+                     + "; ".join(" = ".join(f"`{n}`" for n in group) for group in tied) + ".")
+    else:
+        lines.append("No two frontier settings tie: every pair differs in loss or beyond their intervals.")
+    summary = _read(run_dir, "write_cost_summary")
+    unplaced = sorted(set(summary["strategy"].to_list()) - set(points["strategy"].to_list())) if summary is not None else []
+    if unplaced:
+        lines.append("Not placed (no crash of their storage was simulated in this run): "
+                     + ", ".join(f"`{n}`" for n in unplaced) + ".")
+    return [*lines, ""]
+
+
+def _memory_quality_line(run_dir: Path) -> list[str]:
+    """The memory-quality measurement's headline line (its own strategies, not storage families)."""
+    from experiments.measurements.memory_quality.report import headline_row
+
+    summary = _read(run_dir, "memory_summary")
+    if summary is None or "window" not in summary.columns:
+        return []
+    window = max(summary["window"].unique().to_list())
+    cells = headline_row(summary, window)
+    if not cells:
+        return []
+    return [f"Memory strategies (what the agent still knows: answerable share within 1,024 tokens at a {window:,}-token "
+            "window, mean over seeds): " + ", ".join(f"`{name}` {value}" for name, value in cells.items()) + ".", ""]
+
+
+def pareto_points(run_dir: Path) -> pl.DataFrame | None:
+    """The frontier's points of a run folder (:func:`experiments.report.frontier.frontier_points`)."""
+    recovery = _read(run_dir, "recovery")
+    return frontier_points(_read(run_dir, "write_cost_summary"),
+                           None if recovery is None else in_default_mode(recovery, run_dir))
 
 
 def comparison_section(run_dir: Path) -> str | None:
-    """The comparison table of the run's approaches and the Pareto figure (None if nothing to compare)."""
+    """The comparison table of the run's approaches and the frontier figure (None if nothing to compare)."""
     tables = {name: _read(run_dir, name) for name in
               ("write_cost_summary", "memory", "anatomy", "recovery", "concurrency")}
     if tables["recovery"] is not None:
-        tables["recovery"] = _in_default_mode(tables["recovery"], run_dir)
+        tables["recovery"] = in_default_mode(tables["recovery"], run_dir)
     found = families(tables)
-    if not found:
-        return None
+    if not found:  # nothing measured to compare; a skipped strategy is still said
+        skipped = _skipped_lines(run_dir)
+        return "\n".join(["## Strategies skipped", "", *skipped, ""]) if skipped else None
     rows = [{"approach": family, **{label: _cell(cell, tables[table], family) for label, (table, cell) in _ROWS.items()}}
             for family in found]
     table = pl.DataFrame(rows)
     count = _COUNTS.get(len(found), str(len(found)))
     lines = [f"## The {count} approach{'es' if len(found) > 1 else ''} compared", "",
              "The original design's comparison, each cell measured in this run (the sections below give every "
-             "strategy and setting).", "",
-             markdown_table(table.transpose(include_header=True, header_name="", column_names="approach")), ""]
+             "strategy and setting). Medians come with their 95% block-bootstrap interval in brackets.", "",
+             *_skipped_lines(run_dir), "",
+             markdown_table(table.transpose(include_header=True, header_name="", column_names="approach")), "",
+             *_memory_quality_line(run_dir)]
     points = pareto_points(run_dir)
     if points is not None and points.height:
-        figure = pareto_figure(points, run_dir / "figures" / "pareto.png", found)
-        lines += [f"![Write cost against entries lost on power loss]({figure.relative_to(run_dir)})", "",
-                  "On the frontier (no other setting is both cheaper per append and loses fewer acknowledged entries): "
-                  + ", ".join(points.filter(pl.col("frontier"))["strategy"].to_list()) + ".", ""]
+        lines += _frontier_lines(run_dir, points)
     return "\n".join(lines)
-
-
-def pareto_points(run_dir: Path) -> pl.DataFrame | None:
-    """Per strategy: median append latency and mean acknowledged entries lost per simulated power loss."""
-    summary, recovery = _read(run_dir, "write_cost_summary"), _read(run_dir, "recovery")
-    if summary is None or recovery is None:
-        return None
-    power = (_in_default_mode(recovery, run_dir).filter((pl.col("crash_kind") == "power_loss") & _OWN_DAMAGE)
-             .group_by("strategy").agg(pl.col("lost").mean().alias("lost_per_power_loss"), pl.len().alias("cases")))
-    points = summary.select("strategy", "family", "durable", "p50_ns").join(power, on="strategy", how="inner")
-    frontier = [
-        not any((o["p50_ns"] <= p["p50_ns"] and o["lost_per_power_loss"] <= p["lost_per_power_loss"])
-                and (o["p50_ns"] < p["p50_ns"] or o["lost_per_power_loss"] < p["lost_per_power_loss"])
-                for o in points.iter_rows(named=True))
-        for p in points.iter_rows(named=True)
-    ]
-    return points.with_columns(pl.Series("frontier", frontier)).sort("p50_ns")
-
-
-def pareto_figure(points: pl.DataFrame, path: Path, order: list[str] | None = None) -> Path:
-    """Scatter of append latency against entries lost per power loss, the frontier joined by a line.
-
-    One marker per family, given in ``order`` (default: the order the families appear in ``points``).
-    """
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(9, 6))
-    present = points["family"].unique(maintain_order=True).to_list()
-    ordered = [f for f in (order or []) if f in present] + [f for f in present if f not in (order or [])]
-    for index, family in enumerate(ordered):
-        marker = _MARKERS[index % len(_MARKERS)]
-        part = points.filter(pl.col("family") == family)
-        if part.height:
-            ax.scatter(part["p50_ns"] / 1000, part["lost_per_power_loss"], marker=marker, s=70, label=family)
-            for i, row in enumerate(part.iter_rows(named=True)):
-                # Alternate labels above and below the point: settings of one family often sit close.
-                ax.annotate(row["strategy"], (row["p50_ns"] / 1000, row["lost_per_power_loss"]), fontsize=8,
-                            xytext=(5, 5 if i % 2 == 0 else -12), textcoords="offset points")
-    front = points.filter(pl.col("frontier")).sort("p50_ns")
-    ax.step(front["p50_ns"] / 1000, front["lost_per_power_loss"], where="post", color="grey", linestyle="--",
-            label="Pareto frontier")
-    ax.set_xscale("log")
-    ax.set_xlabel("median append latency (µs, log scale)")
-    ax.set_ylabel("acknowledged entries lost per simulated power loss (mean)")
-    ax.set_title("The main trade-off: cost per append against durability")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    return save_figure(fig, path)

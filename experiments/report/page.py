@@ -1,6 +1,7 @@
 """The run report: ``report.md`` and its figures, rebuilt from the run folder's tables alone.
 
-The page opens with the headline comparison (:mod:`experiments.report.comparison`), then each
+The page opens with the headline comparison (:mod:`experiments.report.comparison`) and the
+recommendation computed from it (:mod:`experiments.report.recommend`), then each
 measurement of the registry contributes its section (:meth:`Measurement.section`), in registry
 order; a section whose tables are not in the folder (the run did not measure it) is left out.
 """
@@ -15,6 +16,7 @@ import msgspec
 from experiments import measurements as registry
 from experiments.core.measurement import Measurement
 from experiments.report.comparison import comparison_section
+from experiments.report.recommend import recommendation_section
 
 __all__ = ["build_report"]
 
@@ -32,7 +34,8 @@ def build_report(run_dir: Path, measurements: Sequence[Measurement] | None = Non
         "computed from the tables in this folder (`python -m experiments report <this folder>` rebuilds this page).",
         "",
     ]
-    for text in (comparison_section(run_dir), *(m.section(run_dir) for m in measurements)):
+    for text in (comparison_section(run_dir), recommendation_section(run_dir),
+                 *(m.section(run_dir) for m in measurements)):
         if text:
             parts += [text, ""]
     path = run_dir / "report.md"

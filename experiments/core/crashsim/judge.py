@@ -10,7 +10,8 @@ Each strategy is judged against its own promise (``capabilities.durability``), n
 stronger one, so a store that promises less is not faulted for delivering what it promised:
 
 ======================  ===================================  =================================
-durability              process crash (SIGKILL)              power loss (torn, zero, drop)
+durability              process crash (SIGKILL)              power loss (torn, zero, drop),
+                                                             server crash (its server SIGKILLed)
 ======================  ===================================  =================================
 ``per_append``          every acknowledged entry survives    every acknowledged entry survives
 ``batch``               every acknowledged entry survives    all but those acknowledged since
@@ -18,6 +19,10 @@ durability              process crash (SIGKILL)              power loss (torn, z
 ``process``             every acknowledged entry survives    nothing promised
 ``none``                nothing promised                     nothing promised
 ======================  ===================================  =================================
+
+A server crash (``server``: the database server a store writes to, SIGKILLed mid-append and
+started again) is judged like a power loss: what the server had not flushed when it died is what a
+promise short of ``per_append`` may lose.
 
 A damaged line in the middle (``middle``) is foreign damage, not a crash of the store's own
 writer: no strategy promises anything about it (it is reported to compare recovery modes).

@@ -99,6 +99,11 @@ def code_lines(path: Path) -> int:
 def _readability(strategy: StrategySpec) -> dict[str, Any]:
     """Write a small session with the strategy and look at its files as a text tool would (files it
     declares as holding no session data left out)."""
+    if strategy.data_in == "server":
+        # Its root holds at most a connection note: the entries are in the server's own files,
+        # readable only through the server (SQL), so a text tool has nothing to look at.
+        return {"data_in": "server", "bytes_on_disk": None, "printable_pct": None, "grep_finds_text": None,
+                "entries_per_line": None, "tail_is_last_entry": None}
     entries = [User(content=f"readable entry number {i} about the parser", ts=i, id=f"e{i}") for i in range(40)]
     ignore = tuple(strategy.ignore_files)
     with tempfile.TemporaryDirectory(prefix="aptmem-anatomy-") as scratch:
@@ -112,6 +117,7 @@ def _readability(strategy: StrategySpec) -> dict[str, Any]:
     lines = [line for line in data.split(b"\n") if line.strip()]
     last = lines[-1] if lines else b""
     return {
+        "data_in": "root",
         "bytes_on_disk": len(data),
         "printable_pct": round(100 * printable / max(len(text), 1), 1),
         "grep_finds_text": b"readable entry number 39 about the parser" in data,
@@ -138,4 +144,4 @@ def run_anatomy(strategies: Sequence[StrategySpec], out: Path | RunFolder) -> di
             "external_engine": strategy.engine or "none",
             "commit": folder.meta.commit, "machine": folder.meta.machine,
         })
-    return folder.write("anatomy", {"anatomy": pl.DataFrame(rows)}, {})
+    return folder.write("anatomy", {"anatomy": pl.DataFrame(rows, infer_schema_length=None)}, {})

@@ -39,7 +39,7 @@ class Crash:
         """Crash every strategy both ways, recover, judge; write ``recovery``."""
         from experiments.measurements.crash.job import run_crash
 
-        run_crash(ctx.strategies, settings, ctx.workload, ctx.folder, progress=progress)
+        run_crash(ctx.strategies, settings, ctx.workload, ctx.folder, progress=progress, services=ctx.services)
 
     def section(self, run_dir: Path) -> str | None:
         """The crash-recovery section of the report."""

@@ -22,7 +22,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,8 @@ import polars as pl
 from experiments.core.crashsim.judge import judge
 from experiments.core.runfolder import LEADING_COLUMNS, RunFolder, RunMeta, read_measurement
 from experiments.core.runinfo import REPO_ROOT, child_env
-from experiments.core.strategy import CrashModel, StrategySpec, capabilities
+from experiments.core.strategy import CrashModel, Service, StrategySpec, capabilities
+from experiments.measurements.crash.service_crash import CRASH_KIND, service_crash_cases
 from experiments.measurements.crash.protocol import CrashCase, CrashJob, PolicySpec, PowerPlan, ServerInfo, ServerLine
 from experiments.measurements.crash.settings import CrashSettings
 from experiments.workloads import Workload, WorkloadRequest, workload_name
@@ -109,7 +110,7 @@ def planned_cases(strategies: Sequence[StrategySpec], settings: CrashSettings) -
     """How many cases (rows) the job plans (for a progress bar; SQLite cuts can fall short)."""
     total = 0
     for strategy in strategies:
-        total += settings.kills + settings.compaction_kills
+        total += settings.kills + settings.compaction_kills + (settings.server_kills if strategy.service else 0)
         if strategy.power_loss.model != "none":
             modes = len(settings.modes) if strategy.recovery_setting is not None else 1
             total += settings.images * len(_damages(settings, strategy.power_loss)) * modes
@@ -152,8 +153,14 @@ def run_crash(
     *,
     tmp: str | None = None,
     progress: Callable[[int], object] | None = None,
+    services: Mapping[str, Service] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Crash, recover and judge every strategy; write ``recovery`` and the notes to ``out``."""
+    """Crash, recover and judge every strategy; write ``recovery`` and the notes to ``out``.
+
+    A strategy with a running service in ``services`` (by name) also has that service crashed
+    mid-append ``settings.server_kills`` times (:mod:`.service_crash`); one that declares a
+    service the run did not hand over is noted as not crashed.
+    """
     folder = RunFolder.of(out)
     started = time.perf_counter_ns()
     base = Path(tempfile.mkdtemp(prefix="aptmem-crash-", dir=tmp))
@@ -182,6 +189,19 @@ def run_crash(
                 rows.append(_row(fixed, line, durability, offered))
                 if progress is not None:
                     progress(1)
+            if strategy.service is not None and settings.server_kills:
+                service = (services or {}).get(name)
+                if service is None:
+                    not_simulated.append({"strategy": name, "crash_kind": CRASH_KIND,
+                                          "reason": "its service was not handed to the crash job (run it through the harness)"})
+                else:
+                    for case in service_crash_cases(strategy, service, kills=settings.server_kills,
+                                                    entries=settings.entries, seed=settings.seed, workload=workload,
+                                                    mode=job.default_mode, scratch=base / name,
+                                                    timeout_s=settings.strategy_timeout_s):
+                        rows.append(_row(fixed, case, durability, offered))
+                        if progress is not None:
+                            progress(1)
             strategies_notes[name] = {"durability": durability, "durable": strategy.durable, "default_mode": job.default_mode,
                                       "power_model": model.model, "power_how": power_how(model),
                                       "power_caveat": model.caveat, **server_info,
@@ -235,6 +255,10 @@ def _notes(settings: CrashSettings, workload: Workload, meta: RunMeta, strategie
                        "partial line spliced in at a line boundary of the current file)"),
         "strategies": strategies,
         "not_simulated": not_simulated,
+        "server_crash": ("for a strategy that declares a service: a fresh writer process appends the workload, the "
+                         "server's whole process group is SIGKILLed at a seeded moment (after a seeded acknowledgement, "
+                         "plus up to 4 ms), then started again on its files (its WAL replayed), and the session "
+                         "recovered in another fresh process; judged like a power loss"),
         "not_injected": ["compactions persisted by rewrite (atomic replace): covered by tests/test_compaction_crash.py "
                          "for aptmem's log, not by this job"],
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),

@@ -11,7 +11,7 @@ from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 from experiments.measurements.crash.job import read_tables
 
-__all__ = ["OUTCOMES", "CLASSES", "outcome_column", "recovery_figure", "crash_section"]
+__all__ = ["OUTCOMES", "CLASSES", "KINDS", "outcome_column", "recovery_figure", "crash_section"]
 
 #: Outcome of a case, in stacking order, with its colour.
 OUTCOMES = {
@@ -22,6 +22,10 @@ OUTCOMES = {
 
 _MODES = ("strict", "truncate_tail", "point_in_time", "skip")
 _DAMAGES = ("torn", "zero", "drop", "middle")
+
+#: Each crash kind as the tables name it, in report order.
+KINDS = {"process": "process crash (SIGKILL)", "server": "server crash (SIGKILL of its server)",
+         "power_loss": "power loss (torn, zero, drop)"}
 
 #: What each durability class promises (``capabilities.durability``), strongest first.
 CLASSES = {
@@ -86,19 +90,20 @@ def recovery_figure(df: pl.DataFrame, notes: dict[str, Any], path: Path) -> Path
     mode_order = {f"{m} · {d}": (i, j) for i, m in enumerate(_MODES) for j, d in enumerate(_DAMAGES)}
     panels = [
         ("Process crash (SIGKILL), default recovery mode", base.filter(pl.col("crash_kind") == "process"), "strategy"),
+        ("Server crash (the store's server SIGKILLed mid-append, then restarted)",
+         base.filter(pl.col("crash_kind") == "server"), "strategy"),
         ("Power loss (torn, zero, drop), default recovery mode",
          base.filter((pl.col("crash_kind") == "power_loss") & (pl.col("damage") != "middle")), "strategy"),
-        (f"{', '.join(modal_names) or 'no strategy with several recovery modes'}: power-loss images by recovery mode",
+        (f"{', '.join(modal_names)}: power-loss images by recovery mode",
          df.filter(pl.col("strategy").is_in(modal_names) & (pl.col("crash_kind") == "power_loss")).with_columns(
              outcome_column(), pl.format("{} · {}", "mode", "damage").alias("mode · damage")), "mode · damage"),
     ]
+    panels = [panel for panel in panels if not panel[1].is_empty()]  # no empty panel: a missing kind is said in the text
     heights = [max(2.0, 0.32 * max(1, part[by].n_unique()) + 1.2) for _, part, by in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(11, sum(heights)), gridspec_kw={"height_ratios": heights})
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, sum(heights)), gridspec_kw={"height_ratios": heights},
+                             squeeze=False)
+    axes = axes[:, 0]
     for ax, (title, part, by) in zip(axes, panels):
-        if part.is_empty():
-            ax.set_axis_off()
-            ax.set_title(f"{title}: no cases")
-            continue
         present = set(part[by].to_list())
         labels = [v for v in order if v in present] if by == "strategy" else \
             sorted(present, key=lambda v: mode_order.get(v, (99, 99)))
@@ -127,7 +132,7 @@ def recovery_figure(df: pl.DataFrame, notes: dict[str, Any], path: Path) -> Path
         ax.set_title(title + (f"\n(not simulated: {', '.join(missing)}; see the notes on modelled power losses)" if missing else ""),
                      fontsize=10 if missing else None)
         ax.tick_params(axis="y", labelsize=8)
-    axes[0].legend(loc="lower right", fontsize=8, bbox_to_anchor=(1.0, 1.12), ncol=3)
+    axes[0].legend(loc="lower right", fontsize=8, bbox_to_anchor=(1.0, 1.0 + 0.9 / heights[0]), ncol=3)
     fig.suptitle("Recovery outcomes per crash kind and recovery mode", y=0.995)
     return save_figure(fig, path)
 
@@ -174,12 +179,13 @@ def crash_section(run_dir: Path) -> str | None:
     settings = notes["settings"]
     base = _default_mode(df, notes)
     rank = {name: i for i, name in enumerate(CLASSES)}
+    kind_rank = {kind: i for i, kind in enumerate(KINDS)}
     by_class = _summary(base.filter(pl.col("damage").fill_null("") != "middle")
-                        .sort(pl.col("crash_kind") != "process", pl.col("durability").replace_strict(rank, default=99)),
+                        .sort(pl.col("crash_kind").replace_strict(kind_rank, default=9),
+                              pl.col("durability").replace_strict(rank, default=99)),
                         ["crash_kind", "durability"])
     by_class = by_class.with_columns(
-        pl.when(pl.col("crash_kind") == "process").then(pl.lit("process crash (SIGKILL)"))
-        .otherwise(pl.lit("power loss (torn, zero, drop)")).alias("crash kind"),
+        pl.col("crash_kind").replace_strict(KINDS, default=pl.col("crash_kind")).alias("crash kind"),
         pl.col("durability").replace_strict(CLASSES, default=pl.col("durability")).alias("class (promise)"),
         pl.format("{} / {}", "lost total", "lost max").alias("acknowledged lost (total / max)"),
     ).select("crash kind", "class (promise)", "cases", "loadable %", "acknowledged lost (total / max)", "invented",
@@ -201,6 +207,11 @@ def crash_section(run_dir: Path) -> str | None:
         "file's last fsync/fdatasync, a new or renamed name only after its folder's fsync, as POSIX promises); the unsynced "
         "tail torn at a random byte (`torn`), NUL-filled from a random byte (`zero`) or lost (`drop`); and a partial line "
         "spliced into the middle (`middle`, two interleaved writers: foreign damage no strategy promises to survive).",
+        (f"- **Server crashes**, for each strategy whose store needs a server: {settings.get('server_kills', 0)} SIGKILLs of "
+         "the whole server at seeded moments of a fresh writer's appends, the server then started again on its files "
+         "(its WAL replayed) and the session recovered in another fresh process; judged like a power loss "
+         "(a `per_append` promise loses nothing acknowledged)." if not df.filter(pl.col("crash_kind") == "server").is_empty()
+         else "- **Server crashes**: no strategy of this run needs a server."),
         "- Entries are compared exactly (digest of each JSONL line): `invented` counts entries read back out of the order "
         "written. Each strategy is judged against its own promise: a *violation* is a loss its durability class does not "
         "allow, or any invented entry. Unloadable sessions count every acknowledged entry as lost (a `strict` recovery refuses "

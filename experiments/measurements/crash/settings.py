@@ -21,6 +21,8 @@ class CrashSettings:
     compaction_kills: int = 2
     #: power-loss moments per strategy; each gives one image per damage kind
     images: int = 3
+    #: SIGKILLs of the server mid-append per strategy that declares a service (a database server), each restarted
+    server_kills: int = 2
     #: entries the writer appends: the first N entries of the workload
     entries: int = 200
     #: seed of the kill moments, the power-loss moments and the damage (configs/measurements/crash/default.yaml: the run's seed)
@@ -47,8 +49,8 @@ class CrashSettings:
 
     def __post_init__(self) -> None:
         parse_tier_spec(self.estimator)  # a bad spec fails when the config loads, not in a child
-        if min(self.kills, self.compaction_kills, self.images) < 0 or self.entries < 2:
-            raise ValueError("kills, compaction_kills and images must be >= 0, entries >= 2")
+        if min(self.kills, self.compaction_kills, self.images, self.server_kills) < 0 or self.entries < 2:
+            raise ValueError("kills, compaction_kills, images and server_kills must be >= 0, entries >= 2")
         if unknown := set(self.damages) - set(DAMAGES):
             raise ValueError(f"unknown damage kinds {sorted(unknown)}; choose from {', '.join(DAMAGES)}")
         if unknown := set(self.modes) - set(RECOVERY_MODES):

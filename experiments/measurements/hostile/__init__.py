@@ -18,7 +18,7 @@ __all__ = ["Hostile", "HostileSettings"]
 
 
 class Hostile:
-    """The hostile-input measurement (untimed; it tries the library itself, not the strategies)."""
+    """The hostile-input measurement (untimed): the library and the command line, then each strategy's store."""
 
     name = "hostile"
     settings = HostileSettings
@@ -30,13 +30,13 @@ class Hostile:
         """Cases tried."""
         from experiments.measurements.hostile.job import planned_cases
 
-        return planned_cases()
+        return planned_cases(ctx.strategies)
 
     def run(self, settings: HostileSettings, ctx: RunContext, progress: Progress) -> None:
         """Try every case; write ``hostile``."""
         from experiments.measurements.hostile.job import run_hostile
 
-        run_hostile(ctx.folder, progress=progress)
+        run_hostile(ctx.folder, progress=progress, strategies=ctx.strategies)
 
     def section(self, run_dir: Path) -> str | None:
         """The hostile-input section of the report."""

@@ -200,7 +200,7 @@ def _store(name: str, root: Path) -> Any:
 
 
 def id_cases() -> Iterator[Case]:
-    """Each hostile id through the library (three stores, working memory, continue) and the commands."""
+    """Each hostile id through the library (working memory, continue) and the commands."""
     from aptmem.continuation import continue_session
     from aptmem.working_memory import WorkingMemory
 
@@ -208,15 +208,7 @@ def id_cases() -> Iterator[Case]:
         def hostile(s: Scratch, template: str = template) -> str:
             return template.replace("{base}", str(s.base))
 
-        for strategy in ("jsonl_none", "sqlite_wal_full", "full_json_atomic"):
-            def append(s: Scratch, strategy: str = strategy, hostile: Callable[[Scratch], str] = hostile) -> CaseResult:
-                store = _store(strategy, s.root)
-                try:
-                    return library(s, lambda: store.append(hostile(s), User(content="x", ts=1)))
-                finally:
-                    store.close()
-
-            yield Case("session id", what, f"library: {strategy} append", "refused", append)
+        # Each store of the run gets every hostile id too (experiments.measurements.hostile.stores).
         yield Case("session id", what, "library: WorkingMemory", "refused",
                    lambda s, h=hostile: library(s, lambda: WorkingMemory(s.root, h(s)).set("k", 1)))
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
 
 from experiments.core.runfolder import RunFolder
+from experiments.core.strategy import StrategySpec
 from experiments.measurements.hostile.cases import Case, Scratch
 from experiments.measurements.hostile.result import CaseResult
 
@@ -26,12 +27,13 @@ __all__ = ["TABLES", "all_cases", "run_case", "run_hostile"]
 TABLES = ("hostile",)
 
 
-def all_cases() -> list[Case]:
-    """Every hostile case, in report order."""
+def all_cases(strategies: Sequence[StrategySpec] = ()) -> list[Case]:
+    """Every hostile case, in report order: the library's and the command line's, then each strategy's store's."""
     from experiments.measurements.hostile.cases import id_cases, permission_cases, symlink_cases
     from experiments.measurements.hostile.inputs import data_cases, io_cases
+    from experiments.measurements.hostile.stores import store_cases
 
-    return [*id_cases(), *symlink_cases(), *permission_cases(), *data_cases(), *io_cases()]
+    return [*id_cases(), *symlink_cases(), *permission_cases(), *data_cases(), *io_cases(), *store_cases(strategies)]
 
 
 def run_case(case: Case) -> dict[str, object]:
@@ -48,10 +50,11 @@ def run_case(case: Case) -> dict[str, object]:
             "error": None if result.error is None else str(result.error)[:400], "note": result.note or None}
 
 
-def run_hostile(out: Path | RunFolder, *, progress: Callable[[int], object] | None = None) -> dict[str, pl.DataFrame]:
-    """Try every case; write the ``hostile`` table (parquet and CSV) to ``out``."""
+def run_hostile(out: Path | RunFolder, *, progress: Callable[[int], object] | None = None,
+                strategies: Sequence[StrategySpec] = ()) -> dict[str, pl.DataFrame]:
+    """Try every case (the per-store ones for each of ``strategies``); write the ``hostile`` table to ``out``."""
     folder = RunFolder.of(out)
-    cases = all_cases()
+    cases = all_cases(strategies)
     rows: list[dict[str, object] | None] = [None] * len(cases)
     serial = [i for i, case in enumerate(cases) if not case.spawns]
     for index in serial:  # first, while no other thread runs: one of these forks
@@ -69,6 +72,6 @@ def run_hostile(out: Path | RunFolder, *, progress: Callable[[int], object] | No
     return folder.write("hostile", {"hostile": table}, {"cases": table.height, "uid": os.geteuid()})
 
 
-def planned_cases() -> int:
+def planned_cases(strategies: Sequence[StrategySpec] = ()) -> int:
     """How many cases :func:`run_hostile` tries."""
-    return len(all_cases())
+    return len(all_cases(strategies))

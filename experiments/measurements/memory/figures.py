@@ -7,21 +7,16 @@ from pathlib import Path
 import polars as pl
 
 from experiments.core.figures import pyplot, save_figure
+from experiments.core.palette import Style, strategy_styles
 
 __all__ = ["load_time_figure", "peak_memory_figure"]
 
 _PANELS = (("full_load", "Full load (iter_entries over every entry)"), ("resume", "Resume (read_live)"))
 
 
-def _style(plt, index: int) -> dict[str, object]:
-    """One colour per strategy (20 distinct, none repeated), the line style cycling after 20.
-
-    tab20 comes in pairs of a dark and a light shade; the dark shades go first, so the first
-    ten strategies get ten clearly different hues.
-    """
-    colors = plt.get_cmap("tab20").colors
-    order = list(range(0, 20, 2)) + list(range(1, 20, 2))
-    return {"color": colors[order[index % 20]], "linestyle": ("-", "--", "-.", (0, (5, 1)))[index // 20 % 4]}
+def _styles(summary: pl.DataFrame) -> dict[str, Style]:
+    """One colour per family, the same as in every other figure; a line style and marker per strategy."""
+    return strategy_styles(summary.select("strategy", "family").unique(maintain_order=True).rows())
 
 
 def _log_axes(ax) -> None:
@@ -51,12 +46,13 @@ def load_time_figure(summary: pl.DataFrame, path: Path) -> Path:
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     names = summary["strategy"].unique(maintain_order=True).to_list()
+    styles = _styles(summary)
     for ax, (op, title) in zip(axes, _PANELS, strict=True):
-        for index, name in enumerate(names):
+        for name in names:
             part = summary.filter(pl.col("strategy") == name).sort("session_mb")
             median, low, high = part[f"{op}_ms"], part[f"{op}_min_ms"], part[f"{op}_max_ms"]
-            ax.errorbar(part["session_mb"], median, yerr=[median - low, high - median], marker="o", markersize=3,
-                        linewidth=1.3, capsize=2, label=name, **_style(plt, index))
+            ax.errorbar(part["session_mb"], median, yerr=[median - low, high - median], markersize=4,
+                        linewidth=1.3, capsize=2, label=name, **styles[name].line())
         _log_axes(ax)
         ax.set_xlabel("session size (MB of JSONL, log scale)")
         ax.set_title(title)
@@ -79,16 +75,18 @@ def peak_memory_figure(summary: pl.DataFrame, path: Path) -> Path:
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     names = summary["strategy"].unique(maintain_order=True).to_list()
     sizes = summary["session_mb"].unique().sort()
+    styles = _styles(summary)
     for ax, (op, title) in zip(axes, _PANELS, strict=True):
-        for index, name in enumerate(names):
+        for name in names:
             part = summary.filter(pl.col("strategy") == name).sort("session_mb")
-            style = _style(plt, index)
-            ax.plot(part["session_mb"], part[f"{op}_rss_mb"], marker="o", markersize=3, linewidth=1.3, label=name, **style)
+            style = styles[name]
+            ax.plot(part["session_mb"], part[f"{op}_rss_mb"], markersize=4, linewidth=1.3, label=name,
+                    color=style.color, linestyle="-", marker=style.marker)
             traced = part.filter(pl.col(f"{op}_heap_mb").is_not_null())
             if traced.height:
-                # Unlabelled: the colour names the strategy, the proxies below name the line kinds.
-                ax.plot(traced["session_mb"], traced[f"{op}_heap_mb"], marker=".", markersize=3, linewidth=1.0,
-                        color=style["color"], linestyle=":")
+                # Unlabelled: the marker and colour name the strategy, the proxies below name the line kinds.
+                ax.plot(traced["session_mb"], traced[f"{op}_heap_mb"], marker=style.marker, markersize=3, linewidth=1.0,
+                        color=style.color, linestyle=":")
         ax.plot(sizes, sizes, color="grey", linewidth=0.8, linestyle="--", label="memory = session size")
         _log_axes(ax)
         ax.set_xlabel("session size (MB of JSONL, log scale)")

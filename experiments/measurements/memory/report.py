@@ -88,8 +88,10 @@ def memory_section(run_dir: Path) -> str | None:
     tables, notes = read_tables(run_dir)
     summary = memory_summary(tables["memory"])
     figures = run_dir / "figures"
-    time_fig = load_time_figure(summary, figures / "load_time.png")
-    memory_fig = peak_memory_figure(summary, figures / "peak_memory.png")
+    # A line against session size needs two sizes: with one, every panel would be a lone point.
+    drawn = summary["session_mb"].n_unique() > 1
+    time_fig = load_time_figure(summary, figures / "load_time.png") if drawn else None
+    memory_fig = peak_memory_figure(summary, figures / "peak_memory.png") if drawn else None
     sessions = ", ".join(f"{s['bytes'] / 1e6:,.1f} MB ({s['entries']:,} entries, {s['live_entries']:,} live)"
                          for s in notes["sessions"])
     lines = [
@@ -115,7 +117,10 @@ def memory_section(run_dir: Path) -> str | None:
         cap = notes["whole_read_max_mb"] if "whole_read_max_mb" in notes else notes["full_json_max_mb"]
         lines.append(f"- Capped: {', '.join(capped)} measured only up to {cap:g} MB "
                      "(it parses its whole session to read anything); the table shows each strategy at its largest size.")
-    lines += ["", summary_markdown(summary), "",
-              f"![Load time against session size]({time_fig.relative_to(run_dir)})", "",
-              f"![Peak memory against session size]({memory_fig.relative_to(run_dir)})", ""]
+    lines += ["", summary_markdown(summary), ""]
+    if time_fig is not None and memory_fig is not None:
+        lines += [f"![Load time against session size]({time_fig.relative_to(run_dir)})", "",
+                  f"![Peak memory against session size]({memory_fig.relative_to(run_dir)})", ""]
+    else:
+        lines += ["One session size was measured: the table gives it (a figure against size needs two).", ""]
     return "\n".join(lines)

@@ -51,19 +51,24 @@ def run_write_cost(
         pl.lit(workload_name(workload)).alias("workload"), pl.lit(workload.seed).alias("seed"),
         pl.lit(len(entries)).alias("session_entries"), *folder.meta.columns(),
     )
-    summary = summarize(samples, early=tuple(settings.early), late_size=settings.late_size)  # type: ignore[arg-type]
+    summary = summarize(samples, warmup=settings.warmup, window=settings.window, blocks=settings.blocks,
+                        resamples=settings.resamples, seed=workload.seed)
     reference = next((s.name for s in strategies if s.reference), None)
     goal_table = goals(summary, reference=reference, reported=[s.name for s in strategies if s.quadratic_appends])
-    capped = sorted(s.name for s in strategies if replayed(s, settings.entries, settings.quadratic_entries) < settings.entries)
+    # capped: replayed fewer entries than the session holds (a session shorter than the cap caps nothing)
+    capped = sorted(s.name for s in strategies if replayed(s, len(entries), settings.quadratic_entries) < len(entries))
     notes = {
         "entries": len(entries),
         "workload": workload_name(workload),
         "seed": workload.seed,
-        "session_mb": round(sum(len(encode_line(e)) for e in entries) / 1e6, 1),
+        "session_bytes": sum(len(encode_line(e)) for e in entries),
         "sync_baseline": settings.sync_baseline,
-        "early": list(settings.early),
-        "late_size": settings.late_size,
+        "warmup": settings.warmup,
+        "window": settings.window,
+        "blocks": settings.blocks,
+        "resamples": settings.resamples,
         "capped": capped,
+        "replayed": {s.name: replayed(s, len(entries), settings.quadratic_entries) for s in strategies},
         "cap": settings.quadratic_entries,
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 1),
     }
