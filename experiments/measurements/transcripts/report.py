@@ -12,6 +12,7 @@ import polars as pl
 
 from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
+from experiments.measurements.transcripts.report_triggers import trigger_lines
 
 __all__ = ["compaction_figure", "transcripts_section", "usage_figure"]
 
@@ -163,7 +164,7 @@ def transcripts_section(run_dir: Path) -> str | None:
                 "another session" if any(len(s) == 1 for s in per_format.values()) else "")
              + ". The precise tiers' tokenizers (cl100k_base is OpenAI's; Tekken, where scored, Mistral's) are not the "
              "provider's (Anthropic publishes none), so a slope mixes the vocabulary difference with what the "
-             "transcript lacks. Thinking blocks are counted as nothing.",
+             "transcript lacks. The plain tiers count no thinking; `model` and `anchored` count it.",
              *[f"- Note: {n}" for n in notes.get("notes", [])],
              "",
              "### Per-tier error against provider-reported input tokens",
@@ -173,7 +174,9 @@ def transcripts_section(run_dir: Path) -> str | None:
     if usage.height:
         png = usage_figure(usage, run_dir / "figures" / "transcript_usage.png")
         lines += [f"![Reported input tokens against each tier's estimate]({png.relative_to(run_dir)})", ""]
-    agent_total = int(replays["agent_compactions"].sum()) if replays.height else 0
+    lines += trigger_lines(run_dir, tables, notes)
+    # Each session's own compactions once (the replays table repeats them per window and tier).
+    agent_total = int(replays.unique("session")["agent_compactions"].sum()) if replays.height else 0
     lines += [
         "### Compaction on real sessions: aptmem's policy against the original agent's",
         "",
