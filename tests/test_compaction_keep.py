@@ -3,7 +3,11 @@ turn where whole turns do not fit, never between a tool call and its result."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +18,10 @@ from aptmem.compaction.planner import plan_compaction
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.turns import split_tool_pairs
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from aptmem.importers import import_session
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "real"
 
 
 def count_entry(entry: Entry) -> int:
@@ -104,3 +112,22 @@ def test_at_least_k_recent_tokens_are_kept_when_the_last_turns_hold_fewer() -> N
 def test_the_setting_is_checked() -> None:
     with pytest.raises(ValueError, match="keep_recent_tokens"):
         CompactionPolicy(window=32_000, keep_recent_tokens=-1)
+
+
+def test_a_real_session_of_few_turns_replayed_at_32k_reaches_every_target(tmp_path: Path) -> None:
+    """The command line on a real Claude Code session (6 user turns, 517 entries, 170k tokens at its end)."""
+    report = import_session("claude-code", FIXTURES / "claude-code-compacted-auto.jsonl", tmp_path)
+    log = str(tmp_path / f"{report.session_id}.jsonl")
+
+    def run(*extra: str) -> dict:  # type: ignore[type-arg]
+        done = subprocess.run([sys.executable, "-m", "aptmem", "replay", log, "--window", "32000", "--strip-compactions",
+                               "--json", *extra], capture_output=True, text=True, cwd=ROOT, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    rule = run("--keep-recent-tokens", "20000")
+    assert rule["compactions"] > 0 and rule["over_target"] == 0 and rule["over_window"] == 0
+    assert rule["split_tool_pairs"] == 0 and rule["max_occupancy"] <= 0.8
+    # Whole turns only: every compaction keeps the turn in progress and ends over its target.
+    whole = run()
+    assert whole["over_target"] > 0 and whole["compactions"] > 10 * rule["compactions"]

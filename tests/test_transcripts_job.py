@@ -70,6 +70,8 @@ def test_tables_hold_exact_counts(run: tuple[Path, dict[str, pl.DataFrame]]) -> 
     pi200 = replays.filter((pl.col("session") == "pi-large-session") & (pl.col("window") == 200_000)).row(0, named=True)
     # The provider's count crossed aptmem's trigger (160k) at request 393; aptmem's own estimate never did.
     assert (pi200["aptmem_compactions"], pi200["reported_at_aptmem_trigger_request"], pi200["max_reported"]) == (0, 393, 177_604)
+    # Keeping at least 20,000 recent tokens, cut inside a turn where need be: every compaction reaches its target.
+    assert replays["compactions_over_target"].sum() == 0 and replays["appends_over_window"].sum() == 0
     events = tables["transcript_compaction_events"]
     assert events.filter(pl.col("source") == "aptmem").height == 8
     assert events.filter(pl.col("source") == "agent_rule").height == 4  # every session passes 16k at window 32k

@@ -45,7 +45,8 @@ EVENT_SCHEMA = {"format": pl.String, "session": pl.String, "window": pl.Int64, "
                 "event": pl.Int64, "entry": pl.Int64, "request": pl.Int64, "tokens": pl.Int64,
                 "trigger_tokens": pl.Int64, "reported_next": pl.Int64, "occupancy": pl.Float64}
 
-#: One row per (session, window, replay tier): the comparison at a glance.
+#: One row per (session, window, replay tier): the comparison at a glance. ``compactions_over_target``: those
+#: that ended above the target; ``appends_over_window``: appends after which the context was over the window.
 #: ``reported_at_aptmem_trigger_request``: the first request whose *reported* count reached aptmem's
 #: trigger, i.e. where aptmem would have compacted had it known the provider's count.
 REPLAY_SCHEMA = {"format": pl.String, "session": pl.String, "window": pl.Int64, "tier": pl.String,
@@ -55,7 +56,8 @@ REPLAY_SCHEMA = {"format": pl.String, "session": pl.String, "window": pl.Int64, 
                  "aptmem_trigger": pl.Int64, "reported_at_aptmem_trigger_request": pl.Int64,
                  "aptmem_compactions": pl.Int64, "aptmem_first_request": pl.Int64,
                  "aptmem_first_estimate": pl.Int64, "reported_at_aptmem_first": pl.Int64,
-                 "aptmem_max_occupancy": pl.Float64, "split_tool_pairs": pl.Int64}
+                 "aptmem_max_occupancy": pl.Float64, "split_tool_pairs": pl.Int64,
+                 "compactions_over_target": pl.Int64, "appends_over_window": pl.Int64}
 
 
 @dataclass(frozen=True)
@@ -69,10 +71,12 @@ class ReplaySpec:
     trigger: float
     target: float
     keep_turns: int
+    keep_recent_tokens: int | None = None
 
     def policy(self) -> CompactionPolicy:
         """aptmem's compaction policy for this replay."""
-        return CompactionPolicy(window=self.window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns)
+        return CompactionPolicy(window=self.window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns,
+                                keep_recent_tokens=self.keep_recent_tokens)
 
 
 def _next_request(seqs: Sequence[int], entry: int, inclusive: bool) -> int | None:
@@ -132,5 +136,6 @@ def compare_session(fmt: str, session: str, entries: Sequence[Entry], requests: 
         "aptmem_first_estimate": ours[0]["tokens"] if ours else None,
         "reported_at_aptmem_first": ours[0]["reported_next"] if ours else None,
         "aptmem_max_occupancy": report.max_occupancy, "split_tool_pairs": report.split_tool_pairs,
+        "compactions_over_target": report.over_target, "appends_over_window": report.over_window,
     }
     return events, summary

@@ -60,3 +60,5 @@ def transcripts_metrics(run_dir: Path) -> Iterator[Metric]:
             key = f"transcripts.{row['session']}.{row['window']}.{row['tier']}"
             yield Metric(f"{key}.aptmem_compactions", row["aptmem_compactions"], "equal", 0, relative=False)
             yield Metric(f"{key}.split_tool_pairs", row["split_tool_pairs"], "lower", 0, relative=False)
+            yield Metric(f"{key}.compactions_over_target", row["compactions_over_target"], "lower", 0, relative=False)
+            yield Metric(f"{key}.appends_over_window", row["appends_over_window"], "lower", 0, relative=False)

@@ -224,7 +224,8 @@ def run_transcripts(settings: TranscriptsSettings, out: Path | RunFolder, *, tmp
                 cheap = estimator_for(tier)
                 spec = ReplaySpec(window=window, tier=tier, estimator=cheap,
                                   confirm=None if cheap.tier == "precise" else confirm, trigger=settings.trigger,
-                                  target=settings.target, keep_turns=settings.keep_turns)
+                                  target=settings.target, keep_turns=settings.keep_turns,
+                                  keep_recent_tokens=settings.keep_recent_tokens)
                 found_events, summary = compare_session(fmt, path.stem, entries, found, spec, tmp=tmp)
                 rows["transcript_compaction_events"] += found_events
                 rows["transcript_compaction"].append(summary)
@@ -245,7 +246,8 @@ def run_transcripts(settings: TranscriptsSettings, out: Path | RunFolder, *, tmp
            "agent_windows": dict(settings.agent_windows), "on_time_requests": settings.on_time_requests,
            "windows": list(settings.windows),
            "replay_tiers": list(settings.replay_tiers), "confirm": settings.confirm, "trigger": settings.trigger,
-           "target": settings.target, "keep_turns": settings.keep_turns, "sources": sources, "notes": notes,
+           "target": settings.target, "keep_turns": settings.keep_turns,
+           "keep_recent_tokens": settings.keep_recent_tokens, "sources": sources, "notes": notes,
            "skipped": missing, "seconds": round((time.perf_counter_ns() - started) / 1e9, 2)}
     return folder.write("transcripts", tables, doc)
 

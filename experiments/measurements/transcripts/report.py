@@ -121,7 +121,9 @@ def _replays_markdown(replays: pl.DataFrame) -> str:
         pl.col("aptmem_first_request").alias("aptmem's 1st compaction before request"),
         pl.col("aptmem_first_estimate").alias("aptmem's estimate then"),
         pl.col("reported_at_aptmem_first").alias("reported at that request"),
-        pl.col("aptmem_max_occupancy").alias("aptmem max occupancy"))
+        pl.col("aptmem_max_occupancy").alias("aptmem max occupancy"),
+        pl.col("compactions_over_target").alias("compactions over the target"),
+        pl.col("appends_over_window").alias("appends over the window"))
     fmt = {c: (lambda v: f"{v:,}") for c in ("window", "max reported", "agent trigger", "aptmem trigger",
                                              "aptmem's estimate then", "reported at that request")}
     fmt["aptmem max occupancy"] = lambda v: f"{v * 100:.0f}%"
@@ -181,7 +183,9 @@ def transcripts_section(run_dir: Path) -> str | None:
         "### Compaction on real sessions: aptmem's policy against the original agent's",
         "",
         f"Each session replayed through `aptmem.session.Session` (trigger {notes['trigger']:.0%}, target "
-        f"{notes['target']:.0%}, keep {notes['keep_turns']} turns; cheap tier {', '.join(notes['replay_tiers'])}, "
+        f"{notes['target']:.0%}, keep {notes['keep_turns']} turns"
+        + (f" or at least the newest {notes['keep_recent_tokens']:,} tokens, cut inside a turn where whole turns do "
+           "not fit" if notes.get("keep_recent_tokens") else "") + f"; cheap tier {', '.join(notes['replay_tiers'])}, "
         f"confirmed by {notes['confirm'] or 'nothing'}) at each window, beside the agent: the compactions it wrote into "
         "the file, and the request at which its own trigger rule (Claude Code window − 33k, pi window − 16,384, at "
         "least half the window) fires on the reported count. aptmem's replay counts the transcript only.",

@@ -43,6 +43,9 @@ class TranscriptsSettings:
     trigger: float = 0.8
     target: float = 0.3
     keep_turns: int = 10
+    #: and at least this many recent tokens, cut inside a turn too large for the target (pi keeps 20,000): the
+    #: agents' sessions have few user turns, whole ones never fit a small window; null = whole turns only
+    keep_recent_tokens: int | None = 20_000
 
     def __post_init__(self) -> None:
         if self.format not in ("auto", "claude-code", "pi"):
