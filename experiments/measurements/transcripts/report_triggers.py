@@ -57,7 +57,7 @@ def estimates_figure(usage: pl.DataFrame, triggers: pl.DataFrame, path: Path) ->
         right.set_title(f"{session}: error per request", fontsize=10)
         for ax in (left, right):
             ax.grid(True, alpha=0.3)
-        left.legend(fontsize=7, loc="upper left", ncol=2)
+        left.legend(fontsize=7, loc="best", ncol=2)
     for ax in axes[-1]:
         ax.set_xlabel("request (replies with usage, in order)")
     fig.suptitle("Each tier's estimate of every request against the input tokens the provider reported")
