@@ -7,8 +7,9 @@ what was appended since (:class:`~aptmem.tokens.anchored.AnchoredCounter`), and,
 or after a compaction until the first usage after it, the context model alone (fixed part, the
 entries in provider tokens, framing, thinking).
 
-After the session's own compaction the count starts again from the live context it left (the
-summary and the kept entries): that request is not what the last usage counted. Nothing is
+After the session's own compaction (and when a session is opened from its store) the count starts
+again from the live context (the summary and the kept entries), by the model: that request is not
+what any earlier usage counted. Nothing is
 re-attached by aptmem's own compaction, so the profile's ``reattached`` (what agents send again
 after theirs) is not added.
 """
@@ -20,7 +21,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from aptmem.entries import Entry
+from aptmem.entries import Assistant, Entry
 from aptmem.tokens.anchored import AnchoredCounter
 from aptmem.tokens.context_model import ContextModel
 
@@ -58,8 +59,12 @@ class ProviderCount:
     def reset(self, live: Iterable[Entry]) -> None:
         """Count afresh from ``live`` (after a compaction, or a session opened from its store).
 
-        The fixed part the model learned stays; the next usage re-anchors the count.
+        The usage a kept reply carries counted a request from before the compaction, not the one
+        the live context makes now: it is no anchor, so ``live`` is counted by the model alone.
+        The fixed part the model learned stays; the next usage appended anchors the count again.
         """
         self._counter = AnchoredCounter(self.model, learn_fixed=self.model.fixed_source != "learned")
         for entry in live:
+            if isinstance(entry, Assistant) and entry.usage is not None:
+                entry = msgspec.structs.replace(entry, usage=None)
             self._counter.add(entry)
