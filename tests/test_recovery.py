@@ -363,7 +363,7 @@ def test_a_repair_that_runs_out_of_space_leaves_no_piece_half_written(tmp_path: 
     import os
 
     from aptmem.errors import StorageError
-    from experiments.fuzz_oracles import quarantine_pieces
+    from experiments.measurements.fuzz.oracles import quarantine_pieces
 
     path = write(tmp_path / "x.jsonl", good(1), b"garbage " * 1000 + b"\n", good(2), b'{"type":"us')
     original = path.read_bytes()
