@@ -31,6 +31,8 @@ from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.strategies import SummaryMemory
 from aptmem.store import CompactionWrite, SessionStore
 from aptmem.tokens import ContextTally, Estimator, count_entry
+from aptmem.tokens.context_model import ContextModel
+from aptmem.tokens.provider_count import ProviderCount
 from aptmem.working_memory import WorkingMemory
 
 __all__ = ["AppendOutcome", "Context", "Session"]
@@ -44,10 +46,13 @@ class AppendOutcome:
     tokens: int  # context tokens after the append, before any compaction (confirming tier if it ran)
     compaction: CompactionResult | None = None
     confirmed: bool = False  # whether the precise tier was consulted
+    after: int | None = None  # the provider's count once the compaction is done (with a provider model)
 
     @property
     def tokens_after(self) -> int:
         """Context tokens once the append (and its compaction, if any) is done."""
+        if self.after is not None:
+            return self.after
         return self.compaction.tokens_after if self.compaction else self.tokens
 
 
@@ -57,6 +62,11 @@ class Session:
     Opening a session that exists reads only its live context (``store.read_live``). Entries
     without an ``id`` get one (a compaction names what it keeps by position, so entries other
     writers appended without ids are kept just as well).
+
+    ``provider``, a :class:`~aptmem.tokens.context_model.ContextModel` of the provider the agent
+    talks to, makes the trigger count what that provider will bill: the anchored tier whenever a
+    reply carried usage, the context model before (:mod:`aptmem.tokens.provider_count`). The
+    compaction still plans by the deciding tier.
     """
 
     def __init__(
@@ -71,6 +81,7 @@ class Session:
         system_prompt: str = "",
         memory: WorkingMemory | None = None,
         memory_strategy: MemoryStrategy | None = None,
+        provider: ContextModel | None = None,
     ) -> None:
         if memory_strategy is not None and summarizer is not None:
             raise ValueError("give a summarizer or a memory strategy (which has its own summarizer), not both")
@@ -91,6 +102,10 @@ class Session:
         # cheap total nears the trigger. Without a separate confirming tier, the cheap one decides.
         self._precise = ContextTally(confirm) if confirm is not None and confirm is not estimator else None
         self.refresh_memory()
+        # With a provider's context model the trigger counts what the provider will bill: the
+        # latest reported usage plus what came after it, else the model (ProviderCount).
+        self._provider = ProviderCount(provider) if provider is not None else None
+        self._reset_provider()
 
     # -- counting --------------------------------------------------------------------------------
 
@@ -129,8 +144,13 @@ class Session:
         return self._precise
 
     def tokens(self) -> int:
-        """The context's token total by the deciding tier (counting now what it has not yet)."""
-        return self._judge().total
+        """The context's token total by the deciding tier (counting now what it has not yet); with a
+        provider's context model, the next request as the provider will count it."""
+        return self._provider.total if self._provider is not None else self._judge().total
+
+    def provider_anchored(self) -> bool:
+        """Whether :meth:`tokens` rests on a usage the provider reported (False without a provider model)."""
+        return self._provider is not None and self._provider.anchored
 
     def entry_counts(self) -> list[tuple[Entry, int]]:
         """Each live entry (as shown) with its token count by the deciding tier."""
@@ -158,6 +178,8 @@ class Session:
         self._cheap.add(self._view[-1])
         if isinstance(entry, User):
             self.refresh_memory()  # a new turn: what the memory strategy shows may depend on it
+        if self._provider is not None:
+            return self._provider_append(entry)
         cheap = self._cheap.total
         # The cheap tier alone decides while it is clearly below the trigger; near it (or past
         # it, with no confirming tier) the deciding tier counts.
@@ -221,6 +243,8 @@ class Session:
             self.refresh_memory()
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted
+        if result.entry is not None:
+            self._reset_provider()
         return result
 
     def _counted(self, live: list[Entry]) -> tuple[list[Entry], list[int]]:
@@ -257,6 +281,21 @@ class Session:
         builder = ContextBuilder(self.system_sections(query), count=self._judge().estimator.count)
         builder.extend(self._view)
         return Context(rendered=builder.rendered(), tokens=builder.total, window=self.policy.window)
+
+    def _provider_append(self, entry: Entry) -> AppendOutcome:
+        """Count ``entry`` by the provider's count and compact once it reaches the trigger."""
+        assert self._provider is not None
+        self._provider.add(entry)
+        outcome = AppendOutcome(entry, self._provider.total)
+        if outcome.tokens >= self.policy.trigger_tokens and self.strategy.compacts and self._would_change():
+            outcome.compaction = self.compact()
+            outcome.after = self._provider.total
+        return outcome
+
+    def _reset_provider(self) -> None:
+        """Count the live context afresh (opened, or compacted): the next usage anchors it again."""
+        if self._provider is not None:
+            self._provider.reset(self._view)
 
     def describe(self) -> dict[str, Any]:
         """Figures for logs and tests: entries live, tokens, occupancy."""

@@ -70,6 +70,8 @@ def test_tables_hold_exact_counts(run: tuple[Path, dict[str, pl.DataFrame]]) -> 
     pi200 = replays.filter((pl.col("session") == "pi-large-session") & (pl.col("window") == 200_000)).row(0, named=True)
     # The provider's count crossed aptmem's trigger (160k) at request 393; aptmem's own estimate never did.
     assert (pi200["aptmem_compactions"], pi200["reported_at_aptmem_trigger_request"], pi200["max_reported"]) == (0, 393, 177_604)
+    # Keeping at least 20,000 recent tokens, cut inside a turn where need be: every compaction reaches its target.
+    assert replays["compactions_over_target"].sum() == 0 and replays["appends_over_window"].sum() == 0
     events = tables["transcript_compaction_events"]
     assert events.filter(pl.col("source") == "aptmem").height == 8
     assert events.filter(pl.col("source") == "agent_rule").height == 4  # every session passes 16k at window 32k
@@ -160,3 +162,64 @@ def test_compaction_and_write_cost_jobs_take_a_transcript(tmp_path: Path) -> Non
     wc = WriteCostSettings(entries=40, quadratic_entries=0, warmup=0, window=20)
     samples = run_write_cost([load_strategy("jsonl_none")], wc, workload, tmp_path / "w", tmp=str(tmp_path))["write_cost_samples"]
     assert samples["workload"].unique().to_list() == ["transcript"] and samples["session_entries"].unique().to_list() == [40]
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, pl.DataFrame]]:
+    """Every real fixture, the agents' compactions included, scored by medium and by the anchored tier."""
+    out = tmp_path_factory.mktemp("full")
+    settings = TranscriptsSettings(tiers=["medium", "anchored"], windows=[200_000])
+    return out, run_transcripts(settings, out)
+
+
+def test_the_anchored_tier_compacts_where_the_agent_did(full: tuple[Path, dict[str, pl.DataFrame]]) -> None:
+    out, tables = full
+    triggers = tables["transcript_triggers"]
+    anchored = triggers.filter(pl.col("tier") == "anchored")
+    # One segment per session plus one per agent compaction (auto and manual: 2 files, one each).
+    assert anchored.height == 6 + 2 and anchored["on_time"].all() and anchored["over_window_requests"].sum() == 0
+    auto = anchored.filter((pl.col("session") == "claude-code-compacted-auto") & (pl.col("segment") == 0)).row(0, named=True)
+    # Claude Code compacted by its rule before request 61; the reported input alone (164,831) never reached
+    # the trigger (167k), its own count (preTokens 170,251) did: the reference is where it compacted.
+    assert (auto["agent_kind"], auto["reference"], auto["agent_request"], auto["rule_fires"]) == ("auto", "agent", 61, False)
+    assert abs(auto["gap_requests"]) <= 2 and auto["aptmem_tokens"] >= auto["trigger_tokens"]
+    manual = anchored.filter((pl.col("session") == "claude-code-compacted-manual") & (pl.col("segment") == 0)).row(0, named=True)
+    assert (manual["agent_kind"], manual["reference"], manual["aptmem_fires"]) == ("manual", "none", False)
+    # The transcript alone (no fixed part, cl100k-like counts) never reaches the trigger where the agent compacted.
+    medium = triggers.filter((pl.col("tier") == "medium") & (pl.col("session") == "claude-code-compacted-auto")
+                             & (pl.col("segment") == 0)).row(0, named=True)
+    assert (medium["aptmem_fires"], medium["on_time"]) == (False, False)
+    errors = tables["agent_compaction_error"].filter(pl.col("tier") == "anchored")
+    assert errors.height == 2 and (errors["ape_pct"] < 1).all() and errors["pre_tokens"].to_list() == [170_251, 142_431]
+    sessions = tables["usage_session"].filter(pl.col("tier") == "anchored")
+    assert sessions.height == 6 and (sessions["mape_pct"] <= 2).all() and (sessions["p95_abs_error"] <= 2000).all()
+    usage = tables["usage"]
+    assert usage.filter(pl.col("session") == "claude-code-compacted-auto")["segment"].unique().sort().to_list() == [0, 1]
+    assert (usage["error"] == usage["estimate"] - usage["reported"]).all()
+    text = transcripts_section(out) or ""
+    assert "aptmem under the agent's own rule and window" in text and "The agents compacted 2 times" in text
+    assert (out / "figures" / "transcript_estimates.png").exists()
+    metrics = collect_metrics(out)
+    assert metrics["transcripts.claude-code-compacted-auto.200000.anchored.agent_rule_missed_segments"].value == 0
+    assert metrics["transcripts.claude-code-compacted-auto.200000.medium.agent_rule_missed_segments"].value == 1
+    assert metrics["transcripts.pi-large-session.anchored.p95_abs_error"].better == "lower"
+
+
+def test_trigger_rows_gap_and_requests_over_the_window() -> None:
+    from aptmem.entries import Assistant
+    from aptmem.importers.usage import Request
+    from experiments.measurements.transcripts.triggers import trigger_rows
+
+    # Ten replies; the provider reported 20k, 40k, ... 200k: the rule (window 100k - 16,384) fires after
+    # the 5th reply's 100k, i.e. before request 5; a tier counting half of it fires only at the window's end.
+    entries = [Assistant(ts=i, content=f"reply {i}") for i in range(10)]
+    requests = [Request(session="s", format="pi", index=i, seq=i, entry_id=None, ts=i, model=None,
+                        reported=20_000 * (i + 1), output=0, estimates={}, context_entries=i) for i in range(10)]
+    counts = {"exact": [20_000 * (i + 1) for i in range(10)], "half": [10_000 * (i + 1) for i in range(10)]}
+    rows = {r["tier"]: r for r in trigger_rows("pi", "s", entries, requests, counts, window=100_000, tolerance=2)}
+    assert rows["exact"]["reference"] == "rule" and rows["exact"]["rule_request"] == 5
+    assert (rows["exact"]["aptmem_request"], rows["exact"]["gap_requests"], rows["exact"]["on_time"]) == (5, 0, True)
+    assert rows["exact"]["over_window_requests"] == 0
+    # half reaches 83,616 after the 9th reply: it compacts before request 9, 4 late; requests 5..8 reported > 100k.
+    assert (rows["half"]["aptmem_request"], rows["half"]["gap_requests"], rows["half"]["on_time"]) == (9, 4, False)
+    assert rows["half"]["over_window_requests"] == 4 and rows["half"]["max_reported_before"] == 180_000

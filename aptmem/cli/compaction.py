@@ -68,7 +68,10 @@ def _policy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trigger", type=float, default=0.8, help="compact when the context reaches this share (default 0.8)")
     p.add_argument("--target", type=float, default=0.3, help="bring it down to this share (default 0.3)")
     p.add_argument("--keep-turns", type=int, default=10, help="turns kept verbatim (default 10)")
-    p.add_argument("--keep-tokens", type=int, default=None, help="cap on the tokens kept verbatim (as pi's 20,000)")
+    p.add_argument("--keep-tokens", type=int, default=None, help="cap on the tokens kept verbatim")
+    p.add_argument("--keep-recent-tokens", type=int, default=None,
+                   help="keep at least this many recent tokens (pi keeps 20,000), cutting inside a turn too large for "
+                        "the target (never between a tool call and its result); default: whole turns only")
     p.add_argument("--persist", choices=("append", "rewrite"), default="append", help="how a compaction is written")
     p.add_argument("--tier", choices=TIERS, default="medium", help="the cheap tier checked on every append (default medium)")
     p.add_argument("--tokenizer", default=None, help="the precise tokenizer that confirms near the trigger (default cl100k_base)")
@@ -88,9 +91,11 @@ def _session_options(args: argparse.Namespace) -> dict[str, object]:
 
     try:
         policy = CompactionPolicy(window=args.window, trigger=args.trigger, target=args.target,
-                                  keep_turns=args.keep_turns, keep_tokens=args.keep_tokens, persist=args.persist)
+                                  keep_turns=args.keep_turns, keep_tokens=args.keep_tokens,
+                                  keep_recent_tokens=args.keep_recent_tokens, persist=args.persist)
     except ValueError as exc:  # the policy names its parameters; the user typed flags
-        raise ValueError(as_flags(str(exc), ("window", "trigger", "target", "keep_turns", "keep_tokens", "persist"))) from None
+        raise ValueError(as_flags(str(exc), ("window", "trigger", "target", "keep_turns", "keep_tokens",
+                                             "keep_recent_tokens", "persist"))) from None
     estimator = get_estimator(args.tier, args.tokenizer if args.tier == "precise" else None)
     confirm = None if args.no_confirm or args.tier == "precise" else get_estimator("precise", args.tokenizer)
     options: dict[str, object] = {"policy": policy, "estimator": estimator, "confirm": confirm,

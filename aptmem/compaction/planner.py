@@ -2,16 +2,20 @@
 
 The plan keeps the newest turns (at most ``keep_turns``, at most ``keep_tokens``) that fit in
 what the target leaves after the fixed part of the context (system prompt, working memory) and
-the summary's budget. If not even the newest turn fits, it is kept anyway (the agent is in the
-middle of it) and its largest texts are shortened, tool output first, with a visible marker.
+the summary's budget. With ``keep_recent_tokens`` it keeps at least that many recent tokens and
+cuts inside a turn that does not fit (:mod:`aptmem.compaction.keep`). Otherwise, if not even the
+newest turn fits, it is kept anyway (the agent is in the middle of it). Whatever is kept over the
+room has its largest texts shortened, tool output first, with a visible marker.
 Everything is said in ``notes``; an entry larger than the whole window is reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from dataclasses import dataclass, field
 
+from aptmem.compaction.keep import recent_start
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.shorten import SHORTEN_ORDER, shorten_entry, shortenable_text
 from aptmem.compaction.turns import split_turns
@@ -84,6 +88,8 @@ def plan_compaction(
     if kept_n == 0 and turns:
         kept_n, kept_tokens = 1, sizes[-1]  # the turn in progress is always kept
     first_kept = len(body) - sum(len(t) for t in turns[len(turns) - kept_n :]) if kept_n else len(body)
+    if policy.keep_recent_tokens is not None and body:
+        first_kept, kept_n, kept_tokens = _keep_recent(body, body_counts, turns, first_kept, room, policy, notes)
     kept = body[first_kept:]
     kept_counts = body_counts[first_kept:]
 
@@ -105,6 +111,19 @@ def plan_compaction(
         oversized=oversized,
         notes=notes,
     )
+
+
+def _keep_recent(body: list[Entry], counts: list[int], turns: list[list[Entry]], first_kept: int, room: int,
+                 policy: CompactionPolicy, notes: list[str]) -> tuple[int, int, int]:
+    """The last turns or at least ``keep_recent_tokens``, cut inside a turn to fit (:mod:`.keep`)."""
+    start = recent_start(body, counts, turns_start=first_kept, room=room,
+                         keep_recent_tokens=policy.keep_recent_tokens or 0)
+    ends = list(accumulate(len(t) for t in turns))
+    kept_turns = sum(end > start for end in ends)
+    if start not in (0, *ends):
+        notes.append(f"cut inside a turn: kept its newest {len(body) - start} entries "
+                     f"({sum(counts[start:])} tokens), whole turns did not fit the {room} tokens left for them")
+    return start, kept_turns, sum(counts[start:])
 
 
 def _name(entry: Entry, index: int) -> str:

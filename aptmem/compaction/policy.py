@@ -16,8 +16,11 @@ class CompactionPolicy:
 
     Compaction fires when the context reaches ``trigger`` of the window and brings it down to
     ``target`` or less, keeping the last ``keep_turns`` turns verbatim (fewer if they do not fit;
-    then oversized tool results are shortened). ``keep_tokens`` optionally caps what is kept, as
-    pi keeps the newest 20,000 tokens. The summary may use up to ``summary_share`` of the
+    then oversized tool results are shortened). ``keep_tokens`` optionally caps what is kept.
+    ``keep_recent_tokens`` (pi keeps 20,000) keeps at least that many recent tokens when the last
+    turns hold fewer, and cuts inside a turn too large for the target (never between a tool call
+    and its result), so a session with few user turns still compacts to its target; None keeps
+    whole turns only. The summary may use up to ``summary_share`` of the
     target (and never more than ``summary_max_tokens``).
 
     The cheap tier is checked on every append; the precise tier confirms only once the cheap
@@ -29,6 +32,7 @@ class CompactionPolicy:
     target: float = 0.3
     keep_turns: int = 10
     keep_tokens: int | None = None
+    keep_recent_tokens: int | None = None
     summary_share: float = 0.33
     summary_max_tokens: int = 8000
     confirm_at: float = 0.9
@@ -43,6 +47,8 @@ class CompactionPolicy:
             raise ValueError("keep_turns must be at least 1 (the current turn is always kept)")
         if self.keep_tokens is not None and self.keep_tokens < 1:
             raise ValueError("keep_tokens must be positive")
+        if self.keep_recent_tokens is not None and self.keep_recent_tokens < 0:
+            raise ValueError("keep_recent_tokens must be >= 0 (None: keep whole turns only)")
         if not 0 < self.summary_share < 1 or self.summary_max_tokens < 16:
             raise ValueError("summary_share must be in (0, 1) and summary_max_tokens at least 16")
         if not 0 < self.confirm_at <= 1:

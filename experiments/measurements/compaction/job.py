@@ -119,7 +119,7 @@ def run_compaction(
     notes = {
         "windows": list(settings.windows), "tiers": list(settings.tiers), "confirm": settings.confirm,
         "trigger": settings.trigger, "target": settings.target, "keep_turns": settings.keep_turns,
-        "keep_tokens": settings.keep_tokens, "persist": settings.persist, "turns": turns,
+        "keep_tokens": settings.keep_tokens, "keep_recent_tokens": settings.keep_recent_tokens, "persist": settings.persist, "turns": turns,
         "entries": len(entries), "facts": len(facts), "seed": config.seed, "workload": workload_name(config),
         "session_mb": round(sum(len(encode_line(e)) for e in entries) / 1e6, 2), "replays": replays,
         "seconds": round((time.perf_counter_ns() - started) / 1e9, 2),

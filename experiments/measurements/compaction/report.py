@@ -152,6 +152,8 @@ def compaction_section(run_dir: Path) -> str | None:
         + "replayed through `aptmem.session.Session` on the JSONL store, once per window and tier.",
         f"- Policy: trigger {notes['trigger']:.0%}, target {notes['target']:.0%}, keep {notes['keep_turns']} turns"
         + (f" (at most {notes['keep_tokens']:,} tokens)" if notes["keep_tokens"] else "")
+        + (f", or at least the newest {notes['keep_recent_tokens']:,} tokens, cut inside a turn where whole turns "
+           "do not fit" if notes.get("keep_recent_tokens") else "")
         + f", persisted by `{notes['persist']}`; the extractive summarizer; cheap tier {tiers}, "
         f"confirmed near the trigger by {confirm}.",
         "- Occupancy = context tokens / window by the deciding tier, right after an append (before the compaction it "

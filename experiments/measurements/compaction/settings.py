@@ -25,6 +25,9 @@ class CompactionSettings:
     keep_turns: int = CompactionPolicy.keep_turns
     #: cap on the tokens kept verbatim (pi keeps the newest 20,000); null = no cap
     keep_tokens: int | None = CompactionPolicy.keep_tokens
+    #: keep at least this many recent tokens (pi keeps 20,000), cutting inside a turn too large for the target;
+    #: null = whole turns only
+    keep_recent_tokens: int | None = CompactionPolicy.keep_recent_tokens
     #: the cheap tier checked on every append, one replay per tier: medium, rough:bytes, rough:chars, precise:<tokenizer>
     tiers: list[str] = field(default_factory=lambda: ["medium"])
     #: the precise tokenizer that confirms when the cheap estimate nears the trigger; null = the cheap tier decides alone
@@ -51,4 +54,5 @@ class CompactionSettings:
     def policy(self, window: int) -> CompactionPolicy:
         """The compaction policy of one replay."""
         return CompactionPolicy(window=window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns,
-                                keep_tokens=self.keep_tokens, persist=self.persist)  # type: ignore[arg-type]
+                                keep_tokens=self.keep_tokens, keep_recent_tokens=self.keep_recent_tokens,
+                                persist=self.persist)  # type: ignore[arg-type]

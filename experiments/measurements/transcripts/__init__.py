@@ -1,8 +1,9 @@
 """Real transcripts: each tier's estimate against the input tokens the provider reported, and aptmem's
 compactions against the original agent's.
 
-Read top to bottom: :mod:`.settings`, :mod:`.job` (usage rows and replays), :mod:`.compare` (a replay
-beside the agent's own compactions), :mod:`.report`, :mod:`.gate`."""
+Read top to bottom: :mod:`.settings`, :mod:`.job` (usage rows and replays), :mod:`.triggers` (aptmem under
+the agent's own rule and window, the error at the agent's compactions), :mod:`.compare` (a replay under
+aptmem's policy beside the agent's own compactions), :mod:`.report` and :mod:`.report_triggers`, :mod:`.gate`."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ class Transcripts:
     settings = TranscriptsSettings
     timed = False
     unit = "step"
-    tables = ('usage', 'usage_summary', 'transcript_compaction', 'transcript_compaction_events')
+    tables = ("usage", "usage_summary", "usage_session", "agent_compaction_error", "transcript_triggers",
+              "transcript_compaction", "transcript_compaction_events")
 
     def plan(self, settings: TranscriptsSettings, ctx: RunContext) -> int:
         """Steps: per transcript, its usage and one per replay."""

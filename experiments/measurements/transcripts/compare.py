@@ -5,7 +5,7 @@ by side, each placed at an entry of the session and at the request that follows 
 
 * ``agent``: the compactions the original agent wrote into the file (Claude Code's
   ``compact_boundary`` + summary, with ``preTokens``; pi's ``compaction`` with ``tokensBefore``);
-* ``agent_rule``: the first request whose provider-reported input reached the agent's own
+* ``agent_rule``: the first request whose provider-reported input + output reached the agent's own
   trigger for this window (DESIGN.md's reference figures: Claude Code about window - 33k, i.e.
   167k of 200k; pi window - 16,384), i.e. where the agent's rule would fire on the provider's
   count. Only the first: after it the real session was not compacted, so later counts would not
@@ -33,21 +33,20 @@ from aptmem.jsonl_store import JsonlStore
 from aptmem.compaction.replay import replay
 from aptmem.tokens import Estimator
 from experiments.core.observed_session import ObservedSession
+from experiments.measurements.transcripts.triggers import agent_trigger
 
-__all__ = ["AGENT_RESERVE", "EVENT_SCHEMA", "REPLAY_SCHEMA", "ReplaySpec", "agent_trigger", "compare_session"]
-
-#: Tokens the original agent keeps free below the window before it compacts (DESIGN.md).
-AGENT_RESERVE = {"claude-code": 33_000, "pi": 16_384}
+__all__ = ["EVENT_SCHEMA", "REPLAY_SCHEMA", "ReplaySpec", "compare_session"]
 
 #: One row per compaction event. ``entry``: 0-based index of the imported entry at which it fires;
 #: ``request``: index of the first request after it (null: none followed); ``tokens``: the count that
-#: fired it (aptmem: its estimate; agent: preTokens / tokensBefore; agent_rule: the reported count);
+#: fired it (aptmem: its estimate; agent: preTokens / tokensBefore; agent_rule: the reported input + output);
 #: ``reported_next``: what the provider reported for that next request.
 EVENT_SCHEMA = {"format": pl.String, "session": pl.String, "window": pl.Int64, "tier": pl.String, "source": pl.String,
                 "event": pl.Int64, "entry": pl.Int64, "request": pl.Int64, "tokens": pl.Int64,
                 "trigger_tokens": pl.Int64, "reported_next": pl.Int64, "occupancy": pl.Float64}
 
-#: One row per (session, window, replay tier): the comparison at a glance.
+#: One row per (session, window, replay tier): the comparison at a glance. ``compactions_over_target``: those
+#: that ended above the target; ``appends_over_window``: appends after which the context was over the window.
 #: ``reported_at_aptmem_trigger_request``: the first request whose *reported* count reached aptmem's
 #: trigger, i.e. where aptmem would have compacted had it known the provider's count.
 REPLAY_SCHEMA = {"format": pl.String, "session": pl.String, "window": pl.Int64, "tier": pl.String,
@@ -57,12 +56,8 @@ REPLAY_SCHEMA = {"format": pl.String, "session": pl.String, "window": pl.Int64, 
                  "aptmem_trigger": pl.Int64, "reported_at_aptmem_trigger_request": pl.Int64,
                  "aptmem_compactions": pl.Int64, "aptmem_first_request": pl.Int64,
                  "aptmem_first_estimate": pl.Int64, "reported_at_aptmem_first": pl.Int64,
-                 "aptmem_max_occupancy": pl.Float64, "split_tool_pairs": pl.Int64}
-
-
-def agent_trigger(fmt: str, window: int) -> int:
-    """The context size at which the original agent compacts (never below half the window)."""
-    return max(window - AGENT_RESERVE.get(fmt, 0), window // 2)
+                 "aptmem_max_occupancy": pl.Float64, "split_tool_pairs": pl.Int64,
+                 "compactions_over_target": pl.Int64, "appends_over_window": pl.Int64}
 
 
 @dataclass(frozen=True)
@@ -76,10 +71,12 @@ class ReplaySpec:
     trigger: float
     target: float
     keep_turns: int
+    keep_recent_tokens: int | None = None
 
     def policy(self) -> CompactionPolicy:
         """aptmem's compaction policy for this replay."""
-        return CompactionPolicy(window=self.window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns)
+        return CompactionPolicy(window=self.window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns,
+                                keep_recent_tokens=self.keep_recent_tokens)
 
 
 def _next_request(seqs: Sequence[int], entry: int, inclusive: bool) -> int | None:
@@ -107,10 +104,11 @@ def compare_session(fmt: str, session: str, entries: Sequence[Entry], requests: 
         events.append(_event(fmt, session, spec, None, "agent", number, index, _next_request(seqs, index, True),
                              entry.tokens_before, agent_trigger(fmt, spec.window), requests))
     trigger = agent_trigger(fmt, spec.window)
-    rule = next((r for r in requests if r.reported >= trigger), None)
+    # The agents' rule counts the last request and its reply (preTokens / tokensBefore are input + output).
+    rule = next((r for r in requests if r.reported + (r.output or 0) >= trigger), None)
     if rule is not None:
-        events.append(_event(fmt, session, spec, None, "agent_rule", 1, rule.seq, rule.index, rule.reported, trigger,
-                             requests))
+        events.append(_event(fmt, session, spec, None, "agent_rule", 1, rule.seq, rule.index,
+                             rule.reported + (rule.output or 0), trigger, requests))
     # aptmem's replay of the conversation (the original compactions left out: the policy decides).
     kept = [(i, e) for i, e in enumerate(entries) if not isinstance(e, Compaction)]
     policy = spec.policy()
@@ -138,5 +136,6 @@ def compare_session(fmt: str, session: str, entries: Sequence[Entry], requests: 
         "aptmem_first_estimate": ours[0]["tokens"] if ours else None,
         "reported_at_aptmem_first": ours[0]["reported_next"] if ours else None,
         "aptmem_max_occupancy": report.max_occupancy, "split_tool_pairs": report.split_tool_pairs,
+        "compactions_over_target": report.over_target, "appends_over_window": report.over_window,
     }
     return events, summary

@@ -12,6 +12,7 @@ import polars as pl
 
 from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
+from experiments.measurements.transcripts.report_triggers import trigger_lines
 
 __all__ = ["compaction_figure", "transcripts_section", "usage_figure"]
 
@@ -120,7 +121,9 @@ def _replays_markdown(replays: pl.DataFrame) -> str:
         pl.col("aptmem_first_request").alias("aptmem's 1st compaction before request"),
         pl.col("aptmem_first_estimate").alias("aptmem's estimate then"),
         pl.col("reported_at_aptmem_first").alias("reported at that request"),
-        pl.col("aptmem_max_occupancy").alias("aptmem max occupancy"))
+        pl.col("aptmem_max_occupancy").alias("aptmem max occupancy"),
+        pl.col("compactions_over_target").alias("compactions over the target"),
+        pl.col("appends_over_window").alias("appends over the window"))
     fmt = {c: (lambda v: f"{v:,}") for c in ("window", "max reported", "agent trigger", "aptmem trigger",
                                              "aptmem's estimate then", "reported at that request")}
     fmt["aptmem max occupancy"] = lambda v: f"{v * 100:.0f}%"
@@ -163,7 +166,7 @@ def transcripts_section(run_dir: Path) -> str | None:
                 "another session" if any(len(s) == 1 for s in per_format.values()) else "")
              + ". The precise tiers' tokenizers (cl100k_base is OpenAI's; Tekken, where scored, Mistral's) are not the "
              "provider's (Anthropic publishes none), so a slope mixes the vocabulary difference with what the "
-             "transcript lacks. Thinking blocks are counted as nothing.",
+             "transcript lacks. The plain tiers count no thinking; `model` and `anchored` count it.",
              *[f"- Note: {n}" for n in notes.get("notes", [])],
              "",
              "### Per-tier error against provider-reported input tokens",
@@ -173,12 +176,16 @@ def transcripts_section(run_dir: Path) -> str | None:
     if usage.height:
         png = usage_figure(usage, run_dir / "figures" / "transcript_usage.png")
         lines += [f"![Reported input tokens against each tier's estimate]({png.relative_to(run_dir)})", ""]
-    agent_total = int(replays["agent_compactions"].sum()) if replays.height else 0
+    lines += trigger_lines(run_dir, tables, notes)
+    # Each session's own compactions once (the replays table repeats them per window and tier).
+    agent_total = int(replays.unique("session")["agent_compactions"].sum()) if replays.height else 0
     lines += [
         "### Compaction on real sessions: aptmem's policy against the original agent's",
         "",
         f"Each session replayed through `aptmem.session.Session` (trigger {notes['trigger']:.0%}, target "
-        f"{notes['target']:.0%}, keep {notes['keep_turns']} turns; cheap tier {', '.join(notes['replay_tiers'])}, "
+        f"{notes['target']:.0%}, keep {notes['keep_turns']} turns"
+        + (f" or at least the newest {notes['keep_recent_tokens']:,} tokens, cut inside a turn where whole turns do "
+           "not fit" if notes.get("keep_recent_tokens") else "") + f"; cheap tier {', '.join(notes['replay_tiers'])}, "
         f"confirmed by {notes['confirm'] or 'nothing'}) at each window, beside the agent: the compactions it wrote into "
         "the file, and the request at which its own trigger rule (Claude Code window − 33k, pi window − 16,384, at "
         "least half the window) fires on the reported count. aptmem's replay counts the transcript only.",
