@@ -36,7 +36,7 @@ from experiments.measurements.memory_quality.kinds import KINDS, Kind, service
 from experiments.measurements.memory_quality.scorer import Judged, units
 from experiments.workloads.text import TextPools, clip_utf8
 
-__all__ = ["Item", "Workload", "WorkloadShape", "build_workload"]
+__all__ = ["Item", "Workload", "WorkloadShape", "build_workload", "unambiguous"]
 
 DAY_MS = 86_400_000
 #: How often each carrier says a planted statement (when the kind may come in it).
@@ -410,7 +410,7 @@ def build_workload(shape: WorkloadShape, seed: int) -> Workload:
         builder.ts += DAY_MS  # the next session starts the next day
         sessions.append(entries)
     items = _items(planner, turn_of, shape)
-    kept, dropped = _unambiguous(items, sessions)
+    kept, dropped = unambiguous(items, sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
                     distractors=sum(1 for p in planner.plants if not p.item))
 
@@ -443,7 +443,7 @@ def _items(planner: _Planner, turn_of: dict[str, int], shape: WorkloadShape) -> 
     return out
 
 
-def _unambiguous(items: list[Item], sessions: list[list[Entry]]) -> tuple[list[Item], int]:
+def unambiguous(items: list[Item], sessions: list[list[Entry]]) -> tuple[list[Item], int]:
     """Drop items an answer of which occurs outside their evidence, and absent items the history names."""
     texts = {e.id or "": render_entry(e) for entries in sessions for e in entries}
     everything = "\n\x00\n".join(texts.values())
