@@ -118,6 +118,24 @@ def test_kv_dict_keeps_facts_in_the_sidecar_and_an_update_supersedes_only_its_ow
         assert "Working state" not in system, "the strategy's own keys are not dumped as JSON"
 
 
+def test_kv_dict_shows_the_records_a_question_asks_about_even_when_others_fill_its_budget() -> None:
+    from aptmem.memory.kv_dict import KeyValueMemory
+    from aptmem.working_memory import SessionMeta
+
+    count = get_estimator("medium").count
+    noise = [FactRecord(value=f"{i:05d}", shape="number", text=f"worker-{i} retried job {i:05d}", subject=[f"worker-{i}"],
+                        anchors=["job", "retried"], salience=20.0, since=i) for i in range(400)]
+    wanted = FactRecord(value="dk_5d250efb8f794e", shape="key", text="raven deploy key: dk_5d250efb8f794e", subject=["raven"],
+                        anchors=["deploy", "key"], salience=1.0, since=0)
+    meta = SessionMeta(session_id=new_session_id(), created=0, updated=0,
+                       working={FACTS_KEY: msgspec.to_builtins([*noise, wanted])})
+    memory = KeyValueMemory()
+    assert "dk_5d250efb8f794e" not in memory.system_text(meta, query="", window=8000, count=count)
+    assert "dk_5d250efb8f794e" in memory.system_text(meta, query="What is the deploy key of raven?", window=8000, count=count)
+    assert "dk_5d250efb8f794e" not in KeyValueMemory(query_records=0).system_text(
+        meta, query="What is the deploy key of raven?", window=8000, count=count)
+
+
 def test_kv_dict_and_hier_summary_need_a_sidecar(tmp_path: Path) -> None:
     for name in ("kv_dict", "hier_summary"):
         with JsonlStore(tmp_path / name) as store:

@@ -30,16 +30,14 @@ from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
                                                              summarize)
+from experiments.measurements.memory_quality.independent import build_independent
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
 
-__all__ = ["MemoryQualitySettings", "SIZES", "planned_runs", "run_memory_quality"]
+#: The workload generators (``workload.generator``): each builds a seed's sessions and items.
+GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent}
 
-#: Sizes: ``default`` joins the default run (well under a minute); ``full`` is for the full run.
-SIZES: dict[str, dict[str, object]] = {
-    "default": {},
-    "full": {"workload": WorkloadShape(sessions=5, turns=40, facts=60, updates=12, aggregates=4, orders=4, absent=12),
-             "seeds": [100, 101, 102, 103, 104]},
-}
+__all__ = ["GENERATORS", "MemoryQualitySettings", "planned_runs", "run_memory_quality"]
+
 
 
 def _strategies(settings: MemoryQualitySettings, notes: list[str]) -> dict[str, MemoryStrategy]:
@@ -85,8 +83,8 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
     answers: list[dict[str, object]] = []
     runs: list[dict[str, object]] = []
     for seed in settings.seeds:
-        workload = build_workload(settings.workload, seed)
-        items += _item_rows(seed, workload, settings.workload.split)
+        workload = GENERATORS[settings.workload.generator](settings.workload, seed)
+        items += _item_rows(seed, workload, settings.workload.split if settings.workload.generator == "planted" else "independent")
         for name, strategy in strategies.items():
             for window in settings.windows:
                 key = {"strategy": name, "window": window, "seed": seed}

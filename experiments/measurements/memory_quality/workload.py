@@ -60,6 +60,9 @@ class WorkloadShape:
     noise: float = 1.0
     tool_median_bytes: int = 2500
     split: str = "heldout"
+    #: which generator writes the sessions: ``planted`` (this module) or ``independent`` (:mod:`.independent`,
+    #: written apart from the strategies' tuning, for a check on sessions written differently)
+    generator: str = "planted"
 
     def __post_init__(self) -> None:
         if self.sessions < 2 or self.turns < 4:
