@@ -13,7 +13,7 @@ import pytest
 from aptmem.entries import encode_line
 from aptmem.tokens import render_entry
 from experiments.measurements.memory_quality.run import MemoryQualitySettings, run_memory_quality
-from experiments.measurements.memory_quality.scorer import Judged, Unit, judge, packet, units
+from experiments.core.knowledge import Judged, Unit, judge, packet, units
 from experiments.measurements.memory_quality.section import memory_section, targets
 from experiments.measurements.memory_quality.tables import ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA, TABLES
 from experiments.measurements.memory_quality.workload import WorkloadShape, build_workload

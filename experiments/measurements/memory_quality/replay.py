@@ -3,7 +3,7 @@
 The sessions are appended, one after the other, through real :class:`aptmem.session.Session` s
 on the JSONL store of a scratch root, each continued from the one before by
 :func:`aptmem.memory.handoff.continue_with_memory` (so each strategy carries over what it
-declares). The context is rendered and scored (:mod:`.scorer`) at every *checkpoint*: right
+declares). The context is rendered and scored (:mod:`experiments.core.knowledge`) at every *checkpoint*: right
 after each compaction, right after each hand-over to the next session, and at the end; at the
 end every item is also asked in its three wordings, within each packet budget. Each check
 records whether all of an item's answers are present, and whether the answers its *last*
@@ -31,7 +31,7 @@ from aptmem.memory.lexical import Ranker
 from aptmem.session import Session
 from aptmem.tokens import Estimator, render_entry
 from aptmem.working_memory import WorkingMemory
-from experiments.measurements.memory_quality.scorer import Unit, judge, packet, present, rendered, units, where
+from experiments.core.knowledge import Unit, judge, packet, present, rendered, units, where
 from experiments.measurements.memory_quality.workload import Workload
 
 __all__ = ["RunRows", "WORDINGS", "replay_workload"]

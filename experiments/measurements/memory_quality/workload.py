@@ -33,7 +33,7 @@ import msgspec
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from aptmem.tokens import render_entry
 from experiments.measurements.memory_quality.kinds import KINDS, Kind, service
-from experiments.measurements.memory_quality.scorer import Judged, units
+from experiments.core.knowledge import Judged, units
 from experiments.workloads.text import TextPools, clip_utf8
 
 __all__ = ["Item", "Workload", "WorkloadShape", "build_workload", "unambiguous"]
@@ -43,9 +43,9 @@ DAY_MS = 86_400_000
 _CARRIER_WEIGHT = {"user": 0.35, "assistant": 0.2, "tool": 0.45}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class WorkloadShape:
-    """How big the workload is and what it plants."""
+    """How big the workload is and what it plants (not frozen: Hydra overrides its fields, ``memory_quality.workload.turns=40``)."""
 
     sessions: int = 3
     turns: int = 24
