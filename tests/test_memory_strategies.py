@@ -203,3 +203,32 @@ def test_the_command_line_replays_through_a_memory_strategy_into_a_root(tmp_path
     bad = subprocess.run([sys.executable, "-m", "aptmem", "replay", str(src), "--window", "8000", "--memory", "nope"],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "unknown memory strategy" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["kv_dict", "obs_mask", "hier_summary"])
+def test_aptmem_context_prints_what_the_strategy_puts_in_context_after_a_replay_into_a_root(name: str, tmp_path: Path) -> None:
+    from aptmem.context.openai import to_openai
+    from aptmem.memory.registry import STRATEGY_KEY
+    from experiments.core.knowledge import rendered
+
+    src = tmp_path / "src.jsonl"
+    src.write_bytes(generate(turns=30, seed=3).encode())
+    root = tmp_path / "root"
+    done = subprocess.run([sys.executable, "-m", "aptmem", "replay", str(src), "--window", "8000", "--memory", name,
+                           "--into", str(root), "--no-confirm", "--json"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    sid = json.loads(done.stdout.splitlines()[-1])["session_id"]
+    assert WorkingMemory(root, sid).get(STRATEGY_KEY)["name"] == name
+    shown = subprocess.run([sys.executable, "-m", "aptmem", "context", "--root", str(root), sid, "--format", "openai"],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert shown.returncode == 0, shown.stderr
+    with JsonlStore(root) as store:  # the session as the measurement opens and scores it
+        session = Session(store, sid, policy=CompactionPolicy(window=8000), estimator=MEDIUM,
+                          memory=WorkingMemory(root, sid), memory_strategy=memory_strategy(name))
+        assert json.loads(shown.stdout) == to_openai(session.context().rendered)
+        scored = "\n".join(text for _, text in rendered(session))
+    printed = json.loads(shown.stdout)["messages"]
+    assert printed[0]["role"] == "system" and printed[0]["content"] in scored
+    plain = subprocess.run([sys.executable, "-m", "aptmem", "context", "--root", str(root), sid, "--no-memory"],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert plain.returncode == 0 and (name != "kv_dict" or json.loads(plain.stdout) != json.loads(shown.stdout))

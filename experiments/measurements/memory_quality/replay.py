@@ -28,6 +28,7 @@ from aptmem.jsonl_store import JsonlStore
 from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.handoff import continue_with_memory
 from aptmem.memory.lexical import Ranker
+from aptmem.memory.registry import record_strategy
 from aptmem.session import Session
 from aptmem.tokens import Estimator, render_entry
 from aptmem.working_memory import WorkingMemory
@@ -119,6 +120,9 @@ class _Run:
         tokens: list[int] = []
         with JsonlStore(self.root) as store:
             session_id = create_session(store, self.root)
+            # The sidecar names the strategy, so `aptmem context` renders what is scored here (continuations inherit it).
+            record_strategy(WorkingMemory(self.root, session_id), self.strategy, window=self.policy.window,
+                            estimator=self.estimator)
             for number, entries in enumerate(self.workload.sessions):
                 if number:
                     self._close_session()
