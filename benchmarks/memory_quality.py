@@ -10,7 +10,8 @@ The same measurement as ``python -m experiments run 'measure=[memory_quality]'``
 the same Hydra config (``configs/``: the settings and their defaults are
 ``experiments/measurements/memory_quality/settings.py``, what a run changes
 ``configs/measurements/memory_quality/default.yaml`` and the presets; the arguments are Hydra
-overrides, ``experiment=default`` unless another preset is named), without Hydra's run folder.
+overrides, ``experiment=memory_quality`` unless another preset is named: the measurement's own size),
+without Hydra's run folder.
 Writes the tables, ``figures/memory_frontier.png`` and ``report.md`` to ``--out`` and prints the
 report; its last line is the report's path. ``python -m experiments report DIR`` rebuilds it.
 """
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     """Compose, measure, store, report; return the exit status."""
     from experiments.app import benchmark
 
-    return benchmark(argv, name="memory_quality", preset="default", description=__doc__.split("\n\n")[0])
+    return benchmark(argv, name="memory_quality", preset="memory_quality", description=__doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

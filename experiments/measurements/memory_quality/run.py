@@ -30,13 +30,10 @@ from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
                                                              summarize)
-from experiments.measurements.memory_quality.independent import build_independent
-from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
+from experiments.measurements.memory_quality.generators import GENERATORS
+from experiments.measurements.memory_quality.workload import Workload
 
-#: The workload generators (``workload.generator``): each builds a seed's sessions and items.
-GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent}
-
-__all__ = ["GENERATORS", "MemoryQualitySettings", "planned_runs", "run_memory_quality"]
+__all__ = ["MemoryQualitySettings", "planned_runs", "run_memory_quality"]
 
 
 

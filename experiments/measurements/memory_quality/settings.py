@@ -48,7 +48,7 @@ class MemoryQualitySettings:
             raise ValueError("windows, seeds and budgets must not be empty")
         for window in self.windows:
             self.policy(window)
-        from experiments.measurements.memory_quality.run import GENERATORS
+        from experiments.measurements.memory_quality.generators import GENERATORS
 
         if self.workload.generator not in GENERATORS:
             raise ValueError(f"unknown workload generator {self.workload.generator!r}: one of {', '.join(GENERATORS)}")
