@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
-from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, unambiguous
+from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_independent"]
 
@@ -218,16 +218,11 @@ def build_independent(shape: WorkloadShape, seed: int) -> Workload:
             carrier, _, template = rng.choice(kind.said)
             say(rng.randrange(turns), carrier, template.format(s=spare[0], S=spare[0].upper(), v=draw(kind)))
     writer = _Writer(rng)
-    sessions: list[list[Entry]] = []
-    turn_of: dict[str, int] = {}
-    for session in range(shape.sessions):
-        entries: list[Entry] = []
-        for turn in range(session * shape.turns, (session + 1) * shape.turns):
-            for entry in writer.turn(plants.get(turn, [])):
-                turn_of[entry.id or ""] = turn
-                entries.append(entry)
+
+    def next_day() -> None:
         writer.ts += DAY_MS
-        sessions.append(entries)
+
+    sessions, turn_of = lay_out(shape, lambda turn: writer.turn(plants.get(turn, [])), next_day)
     items = []
     for number, (fields, evidence) in enumerate(raw):
         ordered = sorted(evidence, key=lambda p: turn_of[p[2]])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -36,7 +37,7 @@ from experiments.measurements.memory_quality.kinds import KINDS, Kind, service
 from experiments.core.knowledge import Judged, units
 from experiments.workloads.text import TextPools, clip_utf8
 
-__all__ = ["Item", "Workload", "WorkloadShape", "build_workload", "unambiguous"]
+__all__ = ["Item", "Workload", "WorkloadShape", "build_workload", "lay_out", "unambiguous"]
 
 DAY_MS = 86_400_000
 #: How often each carrier says a planted statement (when the kind may come in it).
@@ -394,6 +395,25 @@ class _Builder:
         return call, result
 
 
+def lay_out(shape: WorkloadShape, write_turn: Callable[[int], list[Entry]],
+            next_day: Callable[[], None]) -> tuple[list[list[Entry]], dict[str, int]]:
+    """The sessions of ``shape``, each turn's entries by ``write_turn(global turn)``, and each entry id's turn.
+
+    ``next_day()`` is called after each session: the next one starts the next day.
+    """
+    sessions: list[list[Entry]] = []
+    turn_of: dict[str, int] = {}
+    for session in range(shape.sessions):
+        entries: list[Entry] = []
+        for turn in range(session * shape.turns, (session + 1) * shape.turns):
+            for entry in write_turn(turn):
+                turn_of[entry.id or ""] = turn
+                entries.append(entry)
+        next_day()
+        sessions.append(entries)
+    return sessions, turn_of
+
+
 def build_workload(shape: WorkloadShape, seed: int) -> Workload:
     """Draw the items, write the sessions around them, and keep only unambiguous items."""
     planner = _Planner(shape, random.Random(f"aptmem-memory-quality:{seed}:{shape.split}:items"))
@@ -402,16 +422,11 @@ def build_workload(shape: WorkloadShape, seed: int) -> Workload:
     by_turn: dict[int, list[_Plant]] = {}
     for plant in planner.plants:
         by_turn.setdefault(plant.turn, []).append(plant)
-    sessions: list[list[Entry]] = []
-    turn_of: dict[str, int] = {}
-    for session in range(shape.sessions):
-        entries: list[Entry] = []
-        for turn in range(session * shape.turns, (session + 1) * shape.turns):
-            for entry in builder.turn(by_turn.get(turn, [])):
-                turn_of[entry.id or ""] = turn
-                entries.append(entry)
-        builder.ts += DAY_MS  # the next session starts the next day
-        sessions.append(entries)
+
+    def next_day() -> None:
+        builder.ts += DAY_MS
+
+    sessions, turn_of = lay_out(shape, lambda turn: builder.turn(by_turn.get(turn, [])), next_day)
     items = _items(planner, turn_of, shape)
     kept, dropped = unambiguous(items, sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
