@@ -5,8 +5,10 @@ and a ``parent`` link to it. By default the old history is not read at all: only
 sidecar is. Two options carry history over:
 
 * ``with_summary``: the old session's latest compaction summary becomes the new session's first
-  entry. It is found with ``store.read_live``, which for the JSONL log reads backwards from the
-  end only as far as the latest compaction, so the cost is the old live context, not the history.
+  entry. It is found with ``store.latest_summary``, which for the JSONL log reads backwards from
+  the end only as far as the latest compaction, so the cost is the old live context, not the
+  history; a damaged line newer than it that looks like a compaction is an error, not a reason
+  to carry an older summary (or none) in silence.
 * ``with_history``: every old entry is streamed into the new session, in chunks (memory stays
   bounded by one chunk, whatever the history's size).
 
@@ -54,15 +56,30 @@ def create_session(
     """Create a session: its empty log in ``store`` and its sidecar beside it; return its id.
 
     ``root`` may name the store's folder again (it must: :class:`RootMismatchError` otherwise).
-    Raises :class:`SessionExists` if the log or the sidecar already exists (nothing is created then).
+    Raises :class:`SessionExists` if either already exists (nothing is created then). The log
+    is created first: if writing the sidecar fails (a full disk), the error says so and a retry
+    with the same ``session_id`` finishes the job, since an empty log without a sidecar is
+    exactly what a failed creation leaves.
     """
     root = sidecar_root(store, root)
     session_id = validate_session_id(session_id) if session_id is not None else new_session_id()
     memory = WorkingMemory(root, session_id)
-    _refuse_existing(store, memory)
-    store.create(session_id)
-    memory.create(title=title, model=model)
+    if not (_half_created(store, memory)):
+        _refuse_existing(store, memory)
+        store.create(session_id)
+    try:
+        memory.create(title=title, model=model)
+    except BaseException as exc:
+        exc.add_note(f"session {session_id}: the log was created but not its sidecar; "
+                     "create_session with this session_id again finishes it")
+        raise
     return session_id
+
+
+def _half_created(store: SessionStore, memory: WorkingMemory) -> bool:
+    """Whether a session has an empty log and no sidecar: a creation that failed half way."""
+    sid = memory.session_id
+    return not memory.exists() and store.exists(sid) and store.stats(sid).entries == 0
 
 
 def continue_session(
@@ -131,17 +148,19 @@ def continue_session(
 def carried_summary(store: SessionStore, old_id: str) -> Compaction | None:
     """Return the old session's latest compaction summary as a first entry for a new session.
 
-    The entry is a fresh :class:`Compaction` (``first_kept`` None: nothing before it is live)
-    whose note names the source session, or None if the old session was never compacted.
+    The entry is a fresh :class:`Compaction` (nothing before it is live) whose note names the
+    source session, or None if the old session was never compacted. Raises
+    :class:`~aptmem.errors.CorruptLogError` if damage newer than the latest good compaction may
+    be a newer one (see :meth:`~aptmem.store.SessionStore.latest_summary`).
     """
-    live = store.read_live(old_id)
-    # read_live puts the latest compaction first when there is one.
-    if not live or not isinstance(live[0], Compaction):
+    latest = store.latest_summary(old_id)
+    if latest is None:
         return None
     return Compaction(
         ts=now_ms(),
-        summary=live[0].summary,
+        summary=latest.summary,
         first_kept=None,
+        kept_before=0,
         notes=[f"summary carried over from session {old_id}"],
     )
 

@@ -130,12 +130,15 @@ class ToolResult(_Base, tag="tool_result"):
 
 
 class Compaction(_Base, tag="compaction"):
-    """A compaction: the summary of everything before ``first_kept``.
+    """A compaction: the summary of everything before the entries it keeps.
 
-    The live context of a session is this entry, then the entry whose id is ``first_kept``
-    and all after it (in the file, kept entries may stand before this entry when the
-    compaction was appended rather than rewritten). ``first_kept`` None means: only what
-    follows this entry is live.
+    The live context of a session is this entry, then the entries it keeps, then all after it.
+    Which entries it keeps is named by position, whatever the entries carry (ids or not):
+    ``kept_before`` is how many entries standing just before it in the session are kept
+    (other compaction entries among them are skipped, not counted), as an appended
+    compaction leaves them; 0 for a rewritten one, whose kept entries follow it. Older writers
+    (and importers) leave ``kept_before`` None and name the first kept entry by its id in
+    ``first_kept`` instead; ``first_kept`` None too means: only what follows this entry is live.
     """
 
     summary: str = ""
@@ -149,6 +152,12 @@ class Compaction(_Base, tag="compaction"):
     #: kept entries shown shortened in the live context: entry id -> characters kept. The full
     #: entry stays on disk (an appended compaction never rewrites history).
     truncated: dict[str, int] = {}
+    #: the position of the entries this compaction keeps (see the class docstring)
+    kept_before: int | None = None
+    #: kept entries shown shortened, by position: index in the live context after this entry
+    #: (0 is the first kept entry) -> characters kept. Written instead of ``truncated``, so an
+    #: entry without an id can be shortened too; the entry stays whole on disk.
+    truncated_at: dict[int, int] = {}
 
 
 class CompactionMarker(Compaction, tag="compaction_marker"):

@@ -6,6 +6,11 @@ line longer than the cap is skipped in chunks and reported as damage, never load
 Tolerated, not damage: a UTF-8 BOM at the start, CRLF line ends, blank lines. A final line with
 no newline that decodes to a whole entry is good (``terminated`` is False); one that does not
 decode is a torn write.
+
+Lines end at ``\n`` only: a ``\r`` between JSON tokens is whitespace, so a file with old Mac
+line ends (``\r`` alone) is one long damaged line. Such a line is recognized (``cr_entries``
+counts the entries between its ``\r``), so the damage report says so and a repair refuses to
+quarantine what are really entries.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ class LogLine:
     entry: Entry | None = None
     reason: str | None = None
     zero_filled: bool = False
+    #: for a damaged line: how many entries it holds between lone ``\r`` line ends (old Mac)
+    cr_entries: int = 0
 
     @property
     def tail_eligible(self) -> bool:
@@ -180,5 +187,24 @@ def classify(body: bytes, number: int, offset: int, length: int, terminated: boo
         reason = str(exc)
         if not terminated:
             reason = f"torn write (no line end): {reason}"
-        return LogLine(number, offset, length, "damaged", terminated, reason=reason)
+        crs = _cr_entries(body)
+        if crs:
+            reason = (f"{reason}; it holds {crs} entries separated by old Mac line ends (CR alone): "
+                      "convert them to LF (tr '\\r' '\\n') to read them")
+        return LogLine(number, offset, length, "damaged", terminated, reason=reason, cr_entries=crs)
     return LogLine(number, offset, length, "good", terminated, entry=entry)
+
+
+def _cr_entries(body: bytes) -> int:
+    """How many of the pieces of ``body`` between lone ``\r`` bytes are entries (0 without a ``\r``)."""
+    if b"\r" not in body:
+        return 0
+    count = 0
+    for piece in body.split(b"\r"):
+        if piece.strip():
+            try:
+                decode_line(piece)
+            except InvalidEntry:
+                continue
+            count += 1
+    return count

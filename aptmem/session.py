@@ -5,6 +5,11 @@ entry once as it is appended (so the running total costs O(1) per append), a pre
 confirms only when the cheap total nears the trigger, and a summarizer writes the compaction.
 The context handed to a model is the system prompt with the working memory, the latest summary,
 and the live entries.
+
+A compaction plans from the live context the store reads under the session's writer lock, not
+from what this object remembers: other processes may have appended (or compacted) since, and
+what they wrote is planned with, never lost. Entries this session appended are counted already;
+only entries it has not seen are counted then.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from typing import Any
 
 import msgspec
 
-from aptmem.compaction.compactor import CompactionResult, apply_truncations, build_compaction, persist_compaction
+from aptmem.compaction.compactor import CompactionResult, apply_truncations, build_compaction
+from aptmem.compaction.planner import plan_compaction
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.summarizer import Summarizer
 from aptmem.context.assemble import Context
@@ -23,7 +29,7 @@ from aptmem.context.render import ContextBuilder, render_context
 from aptmem.entries import Entry, UnknownEntry, User
 from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.strategies import SummaryMemory
-from aptmem.store import SessionStore
+from aptmem.store import CompactionWrite, SessionStore
 from aptmem.tokens import ContextTally, Estimator, count_entry
 from aptmem.working_memory import WorkingMemory
 
@@ -49,7 +55,8 @@ class Session:
     """One session of an agent, persisted in ``store`` under ``session_id``.
 
     Opening a session that exists reads only its live context (``store.read_live``). Entries
-    without an ``id`` get one, so an appended compaction can name what it keeps.
+    without an ``id`` get one (a compaction names what it keeps by position, so entries other
+    writers appended without ids are kept just as well).
     """
 
     def __init__(
@@ -159,45 +166,80 @@ class Session:
             return AppendOutcome(entry, cheap)
         total = self.tokens()
         outcome = AppendOutcome(entry, total, confirmed=self._precise is not None)
-        if total >= self.policy.trigger_tokens and self.strategy.compacts:
+        if total >= self.policy.trigger_tokens and self.strategy.compacts and self._would_change():
             outcome.compaction = self.compact()
         return outcome
 
-    def compact(self) -> CompactionResult:
-        """Compact now, whatever the occupancy: summarize the old part, persist, reset the counts."""
+    def _would_change(self) -> bool:
+        """Whether a compaction of the context as this session sees it would summarize or
+        shorten anything (a cheap plan, no summary): if not, one is not even tried."""
         judge = self._judge()
-        estimator = judge.estimator
-        result = build_compaction(
-            self._view,
-            judge.counts,
-            policy=self.policy,
-            summarizer=self.summarizer,
-            count_text=estimator.count,
-            count_entry=lambda e: count_entry(estimator, e),
-            fixed_tokens=judge.base,
-        )
-        persist_compaction(self.store, self.session_id, result, self.policy.persist)
-        # ``live`` is as stored, ``_view`` as shown (shortened where the compaction says); the
-        # kept entries are a suffix of both.
-        kept = len(result.plan.kept)
-        # What leaves the context, as stored: the summarized entries whole (one the last compaction
-        # shortened is whole on disk), and the kept entries this one shortens.
-        stored = {e.id: e for e in self.live if e.id is not None}
-        leaving = [*result.plan.summarized, *(e for e in result.plan.kept if e.id in result.plan.truncated)]
-        leaving = [stored.get(e.id, e) if e.id is not None else e for e in leaving]
-        if self.policy.persist == "append":
-            self.live = [result.entry, *self.live[len(self.live) - kept :]]
+        plan = plan_compaction(self._view, judge.counts, policy=self.policy, fixed_tokens=judge.base,
+                               count_entry=lambda e: count_entry(judge.estimator, e), originals=self.live)
+        return bool(plan.summarized or plan.truncated)
+
+    def compact(self) -> CompactionResult:
+        """Compact now, whatever the occupancy: summarize the old part, persist, reset the counts.
+
+        The store reads the live context under the writer lock and the plan is made from that
+        read, so entries other writers appended are summarized or kept, never lost. With
+        nothing to summarize or shorten, nothing is written: the result's ``entry`` is None and
+        its ``reason`` says why. If the store or the summarizer fails, nothing changes.
+        """
+        results: list[tuple[list[Entry], list[Entry], CompactionResult]] = []
+
+        def plan(live: list[Entry]) -> CompactionWrite | None:
+            view, counts = self._counted(live)
+            judge = self._judge()
+            estimator = judge.estimator
+            result = build_compaction(view, counts, policy=self.policy, summarizer=self.summarizer,
+                                      count_text=estimator.count, count_entry=lambda e: count_entry(estimator, e),
+                                      fixed_tokens=judge.base, stored=live)
+            results.append((live, view, result))
+            if result.entry is None:
+                return None
+            return CompactionWrite(marker=result.entry, kept=len(result.plan.kept), persist=self.policy.persist)
+
+        written = self.store.compact(self.session_id, plan)
+        live, view, result = results[-1]
+        result.written = written
+        if result.entry is None:
+            self.live, self._view = live, view
         else:
-            self.live = list(result.live)
-        # Shown as a reopened session shows it: the stored entries as the new marker shortens them
-        # (never a shortening of an already shortened text), then as the strategy shows them.
-        self._view = apply_truncations(self.live)
-        self._view = self.strategy.shown(self._view, None) or self._view
-        self.strategy.remember(leaving, result.entry.summary, self.memory, count=estimator.count)
-        self.refresh_memory()
+            # ``live`` is as stored; the kept entries are a suffix of it.
+            kept = len(result.plan.kept)
+            first = len(live) - kept
+            self.live = [result.entry, *live[first:]] if kept else [result.entry]
+            # Shown as a reopened session shows it: the stored entries as the new marker shortens
+            # them (never a shortening of an already shortened text), then as the strategy shows them.
+            self._view = apply_truncations(self.live)
+            self._view = self.strategy.shown(self._view, None) or self._view
+            # What leaves the context, as stored (whole): the summarized entries, and the kept
+            # entries this compaction shortens (named by their position among the kept).
+            leaving = [*live[first - len(result.plan.summarized) : first], *(live[first + i] for i in sorted(result.plan.truncated))]
+            self.strategy.remember(leaving, result.entry.summary, self.memory, count=self._judge().estimator.count)
+            self.refresh_memory()
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted
         return result
+
+    def _counted(self, live: list[Entry]) -> tuple[list[Entry], list[int]]:
+        """The live context read from the store, as shown, with the deciding tier's counts.
+
+        What this session already holds (the read starts with it) keeps its shown objects; the
+        counts are the tally's (texts it has counted are not counted again).
+        """
+        judge = self._judge()
+        held = len(self.live)
+        if live[:held] == self.live:
+            view = list(self._view)  # entries after those held are never shown shortened
+            for entry in live[held:]:  # each shown as the memory strategy would have on its append
+                view.append(entry)
+                view = self.strategy.shown(view, entry) or view
+        else:
+            view = apply_truncations(live)
+            view = self.strategy.shown(view, None) or view
+        return view, judge.counts_of(view)
 
     # -- the context -----------------------------------------------------------------------------
 

@@ -31,10 +31,11 @@ import msgspec
 
 from aptmem.entries import now_ms
 from aptmem.errors import CorruptMetaError, InvalidWorkingValue, SessionExists, SessionNotFound, StorageError, UnsafePathError
-from aptmem.fsutil import atomic_write, ensure_root, open_read
+from aptmem.fsutil import atomic_write, ensure_root, open_read, sweep_temp_files
 from aptmem.ids import session_path
 from aptmem.jsonvalue import MAX_DEPTH, check_json_value
 from aptmem.locking import SessionLock
+from aptmem.quarantine import QuarantineBatch, fingerprint
 
 __all__ = [
     "META_LOCK_SUFFIX",
@@ -43,6 +44,7 @@ __all__ = [
     "MAX_META_BYTES",
     "RESERVED_PREFIX",
     "SessionMeta",
+    "SidecarRepair",
     "WorkingMemory",
     "check_json_value",
 ]
@@ -237,19 +239,38 @@ class WorkingMemory:
         (the sidecar itself is intact). Under the lock no live writer of this sidecar is
         between those steps, so every such temp file is garbage.
         """
-        # The temp-file name pattern is aptmem.fsutil.atomic_write's: ".<name>.<random>.tmp".
-        prefix, removed = f".{self.path.name}.", 0
         if not self.root.is_dir():
             return 0
         with self._locked():
-            for item in os.scandir(self.root):
-                if item.name.startswith(prefix) and item.name.endswith(".tmp") and item.is_file(follow_symlinks=False):
-                    try:
-                        os.unlink(item.path)
-                        removed += 1
-                    except FileNotFoundError:
-                        pass
-        return removed
+            return sweep_temp_files(self.path)
+
+    def repair(self) -> SidecarRepair:
+        """Replace a damaged sidecar by a sound one, keeping every field of it that still reads.
+
+        The damaged file's bytes are moved to ``<id>.meta.json.quarantine`` first (durably, as a
+        log's repair does), then the new sidecar is written atomically: what could be read of
+        the old one (each field that has the right type, fields a newer version wrote) and, for
+        what could not, the defaults (``created`` and ``updated``: now). A sidecar that reads is
+        left alone (``damaged`` False); one that is missing raises :class:`SessionNotFound`.
+        """
+        with self._locked():
+            try:
+                self._read()
+                return SidecarRepair(path=str(self.path), damaged=False)
+            except CorruptMetaError as exc:
+                reason = exc.reason
+            fd = open_read(self.path)
+            try:
+                size = os.fstat(fd).st_size
+                data = os.pread(fd, min(size, MAX_META_BYTES), 0)
+                batch = QuarantineBatch(self.path, fd, "sidecar", fingerprint(fd, "sidecar"))
+                batch.add(1, 0, size, f"damaged working-memory sidecar: {reason}")
+                batch.commit(size)
+            finally:
+                os.close(fd)
+            meta, extras, salvaged = _salvage(data, self.session_id)
+            _write_sidecar(self.path, _encode(meta, extras))
+        return SidecarRepair(path=str(self.path), damaged=True, reason=reason, moved_to=str(batch.path), salvaged=salvaged)
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -305,6 +326,46 @@ class WorkingMemory:
             raise CorruptMetaError(path, f"belongs to session {meta.session_id}, not {self.session_id}")
         extras = {key: value for key, value in doc.items() if key not in _FIELDS}
         return meta, extras
+
+
+class SidecarRepair(msgspec.Struct, kw_only=True):
+    """What :meth:`WorkingMemory.repair` found and did."""
+
+    path: str
+    damaged: bool
+    reason: str | None = None
+    #: where the damaged bytes went (the sidecar's quarantine)
+    moved_to: str | None = None
+    #: the fields kept from the damaged sidecar
+    salvaged: list[str] = []
+
+
+def _salvage(data: bytes, session_id: str) -> tuple[SessionMeta, dict[str, Any], list[str]]:
+    """A sound sidecar from a damaged one's bytes: every field that still reads with its type,
+    and the fields this version does not know; returns it, those fields and the names kept."""
+    stamp = now_ms()
+    meta = SessionMeta(session_id=session_id, created=stamp, updated=stamp)
+    try:
+        doc = _decoder.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return meta, {}, []
+    if not isinstance(doc, dict) or doc.get("session_id", session_id) != session_id:
+        return meta, {}, []  # not JSON of an object, or another session's: nothing of it is ours
+    base = msgspec.to_builtins(meta)
+    salvaged = []
+    extras = {key: value for key, value in doc.items() if key not in _FIELDS}
+    for key, value in doc.items():
+        if key not in _FIELDS or key == "session_id":
+            continue
+        try:
+            msgspec.convert({**base, key: value}, SessionMeta)
+            if key == "working":
+                check_json_value(value, "working")
+        except (msgspec.ValidationError, InvalidWorkingValue):
+            continue
+        base[key] = value
+        salvaged.append(key)
+    return msgspec.convert(base, SessionMeta), extras, [*salvaged, *extras]
 
 
 class _Both:

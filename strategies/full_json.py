@@ -34,8 +34,9 @@ from aptmem.entries import Compaction, Entry
 from aptmem.errors import ClosedStoreError, CorruptLogError, SessionExists, SessionNotFound, StorageError
 from aptmem.fsutil import atomic_write, create_new, ensure_root, fsync_dir, open_read, open_truncate, write_all
 from aptmem.ids import is_session_id, session_path
-from aptmem.store import Capabilities, RecoveryReport, SessionStats, select_live
+from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write, select_live
 from strategies.json_array import decode_array, encode_array_into
+from strategies.rewrite_split import kept_positions, split_for_rewrite
 
 __all__ = ["FullJsonStore", "VARIANTS", "SUFFIX"]
 
@@ -71,7 +72,7 @@ class FullJsonStore:
         # (and regrow) an output as large as its whole history on every append.
         self._buffer = bytearray()
         # Guards the cached lists and the shared buffer: a store may be used from several threads.
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: a compaction appends its marker through append
         self._closed = False
 
     # -- paths and loading ---------------------------------------------------------------------
@@ -203,6 +204,49 @@ class FullJsonStore:
         with a live view cannot be resized by the next encode.
         """
         self._buffer = bytearray()
+
+    def compact(self, session_id: str, plan: CompactionPlanner) -> CompactionWritten | None:
+        """Plan from the live context and write the compaction, under the store's lock.
+
+        The lock orders this process's threads only: the strategy is not safe for several
+        processes (``multi_process_safe`` False), for compactions as for appends.
+        """
+        self._existing(session_id)
+        with self._lock:
+            self._check_open()
+            history = self._load(session_id)
+            live = select_live(history)
+            write = plan(live)
+            if write is None:
+                return None
+            write, summarized = checked_write(live, write)
+            before = os.lstat(self.path(session_id)).st_size
+            if write.persist == "append":
+                self.append(session_id, write.marker)  # through append, so whoever watches appends sees it
+                after = os.lstat(self.path(session_id)).st_size
+                return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
+                                         bytes_after=after)
+            split = split_for_rewrite(enumerate(history), kept_positions(history, live, write.kept))
+            removed, carried, removed_bytes = split.removed, len(split.carried), split.removed_bytes
+            new = [*(history[i] for i in split.carried), write.marker, *(history[i] for i in split.kept)]
+            try:
+                encode_array_into(new, self._buffer)
+                self._write(self.path(session_id), atomic=True)
+            except BaseException:
+                self._drop_buffer()
+                raise
+            self._sessions[session_id] = new
+            after = os.lstat(self.path(session_id)).st_size
+        return CompactionWritten(persist=write.persist, kept=write.kept, summarized=summarized, removed_entries=removed,
+                                 removed_bytes=removed_bytes, carried=carried, bytes_before=before, bytes_after=after)
+
+    def latest_summary(self, session_id: str) -> Compaction | None:
+        """The latest compaction in the (cached) history."""
+        self.path(session_id)
+        with self._lock:
+            self._check_open()
+            history = self._load(session_id)
+        return next((e for e in reversed(history) if isinstance(e, Compaction)), None)
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -40,9 +40,10 @@ from aptmem.entries import Compaction, Entry
 from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, SessionExists, SessionNotFound, StorageError, UnsafePathError
 from aptmem.fsutil import atomic_write, create_new, ensure_root, write_all
 from aptmem.ids import is_session_id, session_path
-from aptmem.store import Capabilities, RecoveryReport, SessionStats, select_live
+from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write, select_live
 from strategies.langchain_messages import entry_to_message, message_to_entry
 from strategies.peer_common import RECOVERY_MODES, check_mode, strict_report
+from strategies.rewrite_split import kept_positions, split_for_rewrite
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # langchain_community warns on import that it is being sunset
@@ -177,14 +178,51 @@ class LangchainFileStore:
         messages = [entry_to_message(entry) for entry in entries]
         data = self.encode(messages)
         with self._lock:
-            if self._closed:
-                raise ClosedStoreError("the store is closed")
-            try:
-                atomic_write(path, data)
-            except OSError as exc:
-                if isinstance(exc, StorageError):
-                    raise
-                raise StorageError(exc.errno, f"{path}: replacing the session failed: {exc.strerror}") from exc
+            self._replace_locked(path, data)
+
+    def _replace_locked(self, path: Path, data: bytes) -> None:
+        """Write the file's new bytes atomically (lock held)."""
+        if self._closed:
+            raise ClosedStoreError("the store is closed")
+        try:
+            atomic_write(path, data)
+        except OSError as exc:
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(exc.errno, f"{path}: replacing the session failed: {exc.strerror}") from exc
+
+    def compact(self, session_id: str, plan: CompactionPlanner) -> CompactionWritten | None:
+        """Plan from the live context and write the compaction, under the store's lock.
+
+        The lock orders this process's threads only: the library has no lock, so the strategy is
+        not safe for several processes (``multi_process_safe`` False), for compactions as for
+        appends. An appended marker goes through the library's ``add_message``; a rewrite is the
+        atomic ``replace``.
+        """
+        path = self.path(session_id)
+        with self._lock:
+            history = self._read_locked(session_id)
+            live = select_live(history)
+            write = plan(live)
+            if write is None:
+                return None
+            write, summarized = checked_write(live, write)
+            before = os.lstat(path).st_size
+            if write.persist == "append":
+                message = entry_to_message(write.marker)
+                self._write(session_id, lambda library: library.add_message(message))
+                return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
+                                         bytes_after=os.lstat(path).st_size)
+            split = split_for_rewrite(enumerate(history), kept_positions(history, live, write.kept))
+            layout = [*(history[i] for i in split.carried), write.marker, *(history[i] for i in split.kept)]
+            self._replace_locked(path, self.encode([entry_to_message(entry) for entry in layout]))
+            return CompactionWritten(persist="rewrite", kept=write.kept, summarized=summarized, removed_entries=split.removed,
+                                     removed_bytes=split.removed_bytes, carried=len(split.carried), bytes_before=before,
+                                     bytes_after=os.lstat(path).st_size)
+
+    def latest_summary(self, session_id: str) -> Compaction | None:
+        """The latest compaction of the session (the file is parsed whole)."""
+        return next((entry for entry in reversed(self._read(session_id)) if isinstance(entry, Compaction)), None)
 
     def encode(self, messages: list[BaseMessage]) -> bytes:
         """The file's bytes for ``messages``, exactly as ``FileChatMessageHistory`` writes them."""
@@ -198,15 +236,19 @@ class LangchainFileStore:
 
     def _read(self, session_id: str) -> list[Entry]:
         with self._lock:
-            history = self._history(session_id, create=False)
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    messages = history.messages
-            except OSError as exc:
-                raise StorageError(exc.errno, f"{history.file_path}: reading the session failed: {exc.strerror}") from exc
-            except (ValueError, KeyError, TypeError) as exc:
-                raise _damage(history.file_path, exc) from None
+            return self._read_locked(session_id)
+
+    def _read_locked(self, session_id: str) -> list[Entry]:
+        """The session's entries, read through the library (lock held)."""
+        history = self._history(session_id, create=False)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                messages = history.messages
+        except OSError as exc:
+            raise StorageError(exc.errno, f"{history.file_path}: reading the session failed: {exc.strerror}") from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise _damage(history.file_path, exc) from None
         entries = []
         for index, message in enumerate(messages):
             try:

@@ -44,9 +44,10 @@ from aptmem.entries import Compaction, Entry
 from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, SessionExists, SessionNotFound
 from aptmem.fsutil import ensure_root, open_append
 from aptmem.ids import validate_session_id
-from aptmem.store import Capabilities, RecoveryReport, SessionStats, select_live
+from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write, select_live
 from strategies.openai_items import entry_to_item, item_to_entry
 from strategies.peer_common import RECOVERY_MODES, check_mode, strict_report
+from strategies.rewrite_split import kept_positions, split_for_rewrite
 from strategies.sqlite_sql import database_footprint, sql_errors
 
 __all__ = ["OpenAIAgentsSqliteStore"]
@@ -168,6 +169,64 @@ class OpenAIAgentsSqliteStore:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+
+    def compact(self, session_id: str, plan: CompactionPlanner) -> CompactionWritten | None:
+        """Read the live context, plan and write the compaction in one ``BEGIN IMMEDIATE``
+        transaction on the store's own connection.
+
+        ``BEGIN IMMEDIATE`` takes SQLite's write lock before the read, the lock every SDK
+        ``add_items`` commit needs, so no append from any process falls between the read and the
+        write. The rows are read and written here as the SDK reads and writes them (``ORDER BY
+        id``, ``json.dumps(item)``, the session's ``updated_at``); a rewrite keeps the stored JSON
+        text of every row that stays, character for character.
+        """
+        validate_session_id(session_id)
+        with self._lock, sql_errors(str(self.db_path), 5.0):
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                written = self._compact_locked(conn, session_id, plan)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return written
+
+    def _compact_locked(self, conn: sqlite3.Connection, session_id: str, plan: CompactionPlanner) -> CompactionWritten | None:
+        """The compaction's work inside its transaction."""
+        if not self._known(session_id):
+            raise SessionNotFound(session_id, str(self.db_path))
+        rows = [data for (data,) in conn.execute(f"SELECT message_data FROM {_MESSAGES} WHERE session_id = ? ORDER BY id",
+                                                 (session_id,))]
+        history = list(_decode_rows(str(self.db_path), [(data,) for data in rows]))
+        live = select_live(history)
+        write = plan(live)
+        if write is None:
+            return None
+        write, summarized = checked_write(live, write)
+        before = sum(len(data.encode("utf-8")) for data in rows)
+        marker = json.dumps(entry_to_item(write.marker))
+        if write.persist == "append":
+            layout = [marker]
+            split = None
+        else:
+            split = split_for_rewrite(enumerate(history), kept_positions(history, live, write.kept))
+            layout = [*(rows[i] for i in split.carried), marker, *(rows[i] for i in split.kept)]
+            conn.execute(f"DELETE FROM {_MESSAGES} WHERE session_id = ?", (session_id,))
+        conn.executemany(f"INSERT INTO {_MESSAGES} (session_id, message_data) VALUES (?, ?)",
+                         [(session_id, data) for data in layout])
+        conn.execute(f"UPDATE {_SESSIONS} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?", (session_id,))
+        if split is None:
+            return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
+                                     bytes_after=before + len(marker.encode("utf-8")))
+        return CompactionWritten(persist="rewrite", kept=write.kept, summarized=summarized, removed_entries=split.removed,
+                                 removed_bytes=split.removed_bytes, carried=len(split.carried), bytes_before=before,
+                                 bytes_after=sum(len(data.encode("utf-8")) for data in layout))
+
+    def latest_summary(self, session_id: str) -> Compaction | None:
+        """The latest compaction of the session (the SDK reads every row)."""
+        return next((entry for entry in reversed(self._read(session_id)) if isinstance(entry, Compaction)), None)
 
     # -- reading ---------------------------------------------------------------------------------
 

@@ -51,11 +51,12 @@ from aptmem.entries import Compaction, Entry, decode_line, encode_entry, now_ms
 from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, ServiceUnavailable, SessionExists, SessionNotFound, StorageError
 from aptmem.fsutil import ensure_root, fsync_dir, open_read
 from aptmem.ids import validate_session_id
-from aptmem.store import Capabilities, RecoveryReport, SessionStats
+from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write
 from strategies import postgres_sql as sql
 from strategies.peer_common import RECOVERY_MODES, check_mode
 from strategies.postgres_server import SERVICE, shared_server
-from strategies.row_live import live_context
+from strategies.rewrite_split import split_for_rewrite
+from strategies.row_live import live_context, live_rows
 
 __all__ = ["PostgresStore", "SYNCHRONOUS_COMMIT", "LINK_NAME", "ENV_CONNINFO"]
 
@@ -291,6 +292,56 @@ class PostgresStore:
                 return live_context(conn, session_id, sql.LIVE, self._decode, self.location, key=_id_bytes)
 
         return self._run(work)
+
+    def latest_summary(self, session_id: str) -> Compaction | None:
+        """The latest compaction row (one lookup in the partial index of compactions)."""
+        validate_session_id(session_id)
+
+        def work(conn: psycopg.Connection[Any]) -> Compaction | None:
+            self._require(conn, session_id)
+            latest = conn.execute(sql.LATEST_COMPACTION, (session_id,)).fetchone()
+            entry = None if latest is None else self._decode(latest[1], latest[0])
+            return entry if isinstance(entry, Compaction) else None
+
+        return self._run(work)
+
+    def compact(self, session_id: str, plan: CompactionPlanner) -> CompactionWritten | None:
+        """Read the live context, plan and write the compaction in one transaction holding the
+        session's row lock (``SELECT ... FOR UPDATE``), the lock every append's ``UPDATE`` takes:
+        no append from any process or machine falls between the read and the write."""
+        validate_session_id(session_id)
+
+        def work(conn: psycopg.Connection[Any]) -> CompactionWritten | None:
+            with conn.transaction():
+                self._require(conn, session_id)
+                conn.execute(sql.LOCK_SESSION, (session_id,))
+                # Read committed: every statement from here sees each append committed before the lock.
+                rows = live_rows(conn, session_id, sql.LIVE, self._decode, self.location, key=_id_bytes)
+                live = [entry for _, entry in rows]
+                write = plan(live)
+                if write is None:
+                    return None
+                write, summarized = checked_write(live, write)
+                before = conn.execute(sql.PAYLOAD_BYTES, (session_id,)).fetchone()[0]
+                marker = _row(write.marker)
+                if write.persist == "append":
+                    conn.execute(sql.APPEND, {"sid": session_id, "c": marker[0], "ts": marker[1], "id": marker[2], "p": marker[3]})
+                    return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
+                                             bytes_after=before + len(marker[3]))
+                kept = {seq for seq, _ in rows[len(rows) - write.kept :]} if write.kept else set()
+                stored = {seq: (bool(c), ts, ident, bytes(payload)) for seq, c, ts, ident, payload in conn.execute(sql.FULL_ROWS, (session_id,))}
+                split = split_for_rewrite(((seq, self._decode(row[3], seq)) for seq, row in stored.items()), kept)
+                layout = [*(stored[seq] for seq in split.carried), marker, *(stored[seq] for seq in split.kept)]
+                conn.execute(sql.DELETE_ENTRIES, (session_id,))
+                conn.execute(sql.RESET_SEQ, (session_id,))
+                conn.execute(sql.APPEND_MANY, _columns(session_id, layout))
+                return CompactionWritten(persist="rewrite", kept=write.kept, summarized=summarized, removed_entries=split.removed,
+                                         removed_bytes=split.removed_bytes, carried=len(split.carried), bytes_before=before,
+                                         bytes_after=sum(len(row[3]) for row in layout))
+
+        written = self._run(work)
+        self._touched.add(session_id)
+        return written
 
     def stats(self, session_id: str) -> SessionStats:
         """Count the session's rows; bytes on disk is the size of the root's tables as the server reports it."""

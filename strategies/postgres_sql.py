@@ -17,7 +17,7 @@ import psycopg
 from aptmem.errors import CorruptLogError, StorageError
 from strategies.row_live import LiveQueries
 
-__all__ = ["SCHEMA", "APPEND", "APPEND_MANY", "ADD_SESSION", "LATEST_COMPACTION", "KEPT_FROM", "FROM_SEQ", "ALL_ROWS",
+__all__ = ["SCHEMA", "APPEND", "APPEND_MANY", "ADD_SESSION", "LATEST_COMPACTION", "KEPT_BEFORE", "KEPT_FROM", "FROM_SEQ", "ALL_ROWS", "FULL_ROWS", "PAYLOAD_BYTES",
            "PAGE_AFTER", "LIVE", "FLUSH", "SIZE", "COUNTS", "LOCK_SESSION", "DELETE_ENTRIES", "RESET_SEQ", "pg_errors"]
 
 # ``payload`` holds the exact bytes of the entry's aptmem line, so unknown entries round-trip byte
@@ -64,10 +64,15 @@ DELETE_ENTRIES = "DELETE FROM entries WHERE session_id = %s"
 RESET_SEQ = "UPDATE sessions SET last_seq = 0 WHERE session_id = %s"
 LATEST_COMPACTION = "SELECT seq, payload FROM entries WHERE session_id = %s AND is_compaction ORDER BY seq DESC LIMIT 1"
 KEPT_FROM = "SELECT max(seq) FROM entries WHERE session_id = %s AND entry_id = %s AND seq < %s"
-FROM_SEQ = "SELECT payload FROM entries WHERE session_id = %s AND seq >= %s AND seq <> %s ORDER BY seq"
-ALL_ROWS = "SELECT payload FROM entries WHERE session_id = %s ORDER BY seq"
+# A compaction's kept_before N: the N rows nearest before it that are not compactions.
+KEPT_BEFORE = "SELECT seq, payload FROM entries WHERE session_id = %s AND seq < %s AND NOT is_compaction ORDER BY seq DESC LIMIT %s"
+FROM_SEQ = "SELECT seq, is_compaction, payload FROM entries WHERE session_id = %s AND seq >= %s AND seq <> %s ORDER BY seq"
+ALL_ROWS = "SELECT seq, payload FROM entries WHERE session_id = %s ORDER BY seq"
+#: every column of a session's rows, for a rewrite that keeps their bytes
+FULL_ROWS = "SELECT seq, is_compaction, ts, entry_id, payload FROM entries WHERE session_id = %s ORDER BY seq"
+PAYLOAD_BYTES = "SELECT coalesce(sum(length(payload)), 0) FROM entries WHERE session_id = %s"
 PAGE_AFTER = "SELECT seq, payload FROM entries WHERE session_id = %s AND seq > %s ORDER BY seq LIMIT %s"
-LIVE = LiveQueries(LATEST_COMPACTION, KEPT_FROM, FROM_SEQ, ALL_ROWS)
+LIVE = LiveQueries(LATEST_COMPACTION, KEPT_BEFORE, KEPT_FROM, FROM_SEQ, ALL_ROWS)
 COUNTS = "SELECT count(*), count(*) FILTER (WHERE is_compaction) FROM entries WHERE session_id = %s"
 SIZE = "SELECT pg_total_relation_size('entries') + pg_total_relation_size('sessions')"
 #: A write committed synchronously: its commit waits until the WAL is flushed up to it, so every

@@ -5,9 +5,15 @@ Tables (see ``strategies.sqlite_sql.SCHEMA``): ``sessions`` lists every session 
 type, the timestamp, the entry's id, and ``payload``, the exact bytes of the entry's log line
 (without the newline), so unknown entry types round-trip byte-for-byte.
 
-Reading the live context is three indexed lookups, never a scan of the history: the latest
-compaction (a partial index holds only compaction rows), the row its ``first_kept`` names
-(an index on the entry id), then a range scan of the primary key from there.
+Reading the live context is indexed lookups, never a scan of the history: the latest
+compaction (a partial index holds only compaction rows), then the rows it keeps (its
+``kept_before`` rows before it, a backward range scan of the primary key; or, from older
+writers, from the row its ``first_kept`` names, through an index on the entry id), then a range
+scan of the primary key after it.
+
+A compaction (``compact``) is one ``BEGIN IMMEDIATE`` transaction: read the live context, plan,
+write; no append can come between. A rewrite keeps the payloads of the kept and carried rows
+byte for byte.
 
 Each append is one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``); ``append_many`` and
 ``replace`` are one transaction each. ``journal_mode`` (WAL, DELETE) and ``synchronous`` (OFF,
@@ -23,13 +29,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from aptmem.entries import Entry, decode_line, encode_entry, entry_type, now_ms
+from aptmem.entries import Compaction, Entry, decode_line, encode_entry, entry_type, now_ms
 from aptmem.errors import ClosedStoreError, CorruptLogError, InvalidEntry, SessionExists, SessionNotFound
 from aptmem.fsutil import ensure_root, open_append
 from aptmem.ids import validate_session_id
-from aptmem.store import Capabilities, RecoveryReport, SessionStats
+from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write
+from strategies import sqlite_compaction as compaction_sql
 from strategies import sqlite_sql as sql
-from strategies.row_live import live_context
 
 __all__ = ["SqliteStore", "JOURNAL_MODES", "SYNCHRONOUS"]
 
@@ -99,7 +105,9 @@ class SqliteStore:
         # check_same_thread=False so the store can be used (and closed) from any thread, as the
         # JSONL store can; this lock keeps two threads' transactions from interleaving on the
         # one connection.
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        # Set by ``compact`` for the one append that ends its transaction (see ``_run``).
+        self._joining = False
         self._conn: sqlite3.Connection | None = self._connect()
 
     # -- connection and transactions -------------------------------------------------------------
@@ -154,7 +162,18 @@ class SqliteStore:
         return self._conn
 
     def _run(self, write: bool, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``work(conn)`` in one transaction (a write one if ``write``) and return its result."""
+        """Run ``work(conn)`` in one transaction (a write one if ``write``) and return its result.
+
+        The marker append of a compaction (``_joining``) runs inside the compaction's open
+        transaction and commits it: that append returns only once the compaction is committed,
+        as every append does.
+        """
+        if self._joining:
+            self._joining = False
+            conn = self._connection()
+            result = work(conn)
+            conn.execute("COMMIT")
+            return result
         with self._lock, sql.sql_errors(str(self.db_path), self.busy_timeout):
             conn = self._connection()
             # IMMEDIATE takes the write lock up front, so the max(seq) read inside an append
@@ -162,7 +181,8 @@ class SqliteStore:
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
                 result = work(conn)
-                conn.execute("COMMIT")
+                if conn.in_transaction:  # a compaction's marker append may have committed it
+                    conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
                     try:
@@ -285,17 +305,59 @@ class SqliteStore:
     def read_live(self, session_id: str) -> list[Entry]:
         """Return the live context through the indexes, in one read snapshot.
 
-        Same result as :func:`aptmem.store.select_live` over the whole history: the latest
-        compaction, then from the latest entry before it whose id is its ``first_kept`` (if any)
-        every row except the compaction itself and any older compaction among them.
+        Same result as :func:`aptmem.store.select_live` over the whole history.
         """
         validate_session_id(session_id)
 
         def work(conn: sqlite3.Connection) -> list[Entry]:
             self._require(conn, session_id)
-            return live_context(conn, session_id, sql.LIVE, self._decode, str(self.db_path))
+            return [entry for _, entry in self._live_rows(conn, session_id)]
 
         return self._run(False, work)
+
+    def _live_rows(self, conn: sqlite3.Connection, session_id: str) -> list[tuple[int, Entry]]:
+        """(seq, entry) of every row of the live context, in live order (inside a transaction)."""
+        return compaction_sql.live_rows(conn, session_id, self._decode, str(self.db_path))
+
+    def latest_summary(self, session_id: str) -> Compaction | None:
+        """The latest compaction row (one lookup in the partial index of compactions)."""
+        validate_session_id(session_id)
+
+        def work(conn: sqlite3.Connection) -> Compaction | None:
+            self._require(conn, session_id)
+            latest = conn.execute(sql.LATEST_COMPACTION, (session_id,)).fetchone()
+            entry = None if latest is None else self._decode(latest[1], latest[0])
+            return entry if isinstance(entry, Compaction) else None
+
+        return self._run(False, work)
+
+    def compact(self, session_id: str, plan: CompactionPlanner) -> CompactionWritten | None:
+        """Read the live context, plan and write the compaction in one write transaction."""
+        validate_session_id(session_id)
+
+        def work(conn: sqlite3.Connection) -> CompactionWritten | None:
+            self._require(conn, session_id)
+            rows = self._live_rows(conn, session_id)
+            live = [entry for _, entry in rows]
+            write = plan(live)
+            if write is None:
+                return None
+            write, summarized = checked_write(live, write)
+            before = compaction_sql.payload_bytes(conn, session_id)
+            marker = _row(write.marker)
+            if write.persist == "append":
+                # Through ``append`` (so whoever watches appends sees the marker's), joining this
+                # transaction and committing it: nothing can come between the read and the marker.
+                self._joining = True
+                try:
+                    self.append(session_id, write.marker)
+                finally:
+                    self._joining = False
+                return CompactionWritten(persist="append", kept=write.kept, summarized=summarized,
+                                         bytes_before=before, bytes_after=before + len(marker[3]))
+            return compaction_sql.rewrite(conn, session_id, [seq for seq, _ in rows], write.kept, marker, summarized, before)
+
+        return self._run(True, work)
 
     def stats(self, session_id: str) -> SessionStats:
         """Count the session's rows and compactions; bytes on disk is the database's footprint.

@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from aptmem.errors import CorruptLogError, LockTimeout, StorageError
 from strategies.row_live import LiveQueries
 
-__all__ = ["SCHEMA", "INSERT", "LATEST_COMPACTION", "KEPT_FROM", "FROM_SEQ", "ALL_ROWS", "PAGE_AFTER", "IS_COMPACTION", "LIVE", "database_footprint", "sql_errors"]
+__all__ = ["SCHEMA", "INSERT", "LATEST_COMPACTION", "KEPT_FROM", "KEPT_BEFORE", "FROM_SEQ", "ALL_ROWS", "PAGE_AFTER",
+           "IS_COMPACTION", "SUMMARIZABLE", "LIVE", "database_footprint", "sql_errors"]
 
 # The IN list of the partial index and of the query that uses it must match word for word:
 # SQLite only uses a partial index when the query's WHERE implies the index's WHERE.
@@ -42,13 +43,19 @@ CREATE INDEX IF NOT EXISTS entries_compactions ON entries (session_id, seq) WHER
 CREATE INDEX IF NOT EXISTS entries_by_id ON entries (session_id, entry_id, seq) WHERE entry_id IS NOT NULL;
 """
 
+# The entry types a summary stands for (aptmem.store.summarizable): a rewrite drops them when it
+# does not keep them, and carries every other row over.
+SUMMARIZABLE = "type IN ('user', 'assistant', 'tool_call', 'tool_result', 'compaction', 'compaction_marker')"
+
 INSERT = "INSERT INTO entries (session_id, seq, type, ts, entry_id, payload) VALUES (?, ?, ?, ?, ?, ?)"
 LATEST_COMPACTION = f"SELECT seq, payload FROM entries WHERE session_id = ? AND {IS_COMPACTION} ORDER BY seq DESC LIMIT 1"
 KEPT_FROM = "SELECT max(seq) FROM entries WHERE session_id = ? AND entry_id = ? AND seq < ?"
-FROM_SEQ = "SELECT payload FROM entries WHERE session_id = ? AND seq >= ? AND seq <> ? ORDER BY seq"
-ALL_ROWS = "SELECT payload FROM entries WHERE session_id = ? ORDER BY seq"
+# A compaction's kept_before N: the N rows nearest before it that are not compactions.
+KEPT_BEFORE = f"SELECT seq, payload FROM entries WHERE session_id = ? AND seq < ? AND NOT {IS_COMPACTION} ORDER BY seq DESC LIMIT ?"
+FROM_SEQ = f"SELECT seq, {IS_COMPACTION}, payload FROM entries WHERE session_id = ? AND seq >= ? AND seq <> ? ORDER BY seq"
+ALL_ROWS = "SELECT seq, payload FROM entries WHERE session_id = ? ORDER BY seq"
 PAGE_AFTER = "SELECT seq, payload FROM entries WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"
-LIVE = LiveQueries(LATEST_COMPACTION, KEPT_FROM, FROM_SEQ, ALL_ROWS)
+LIVE = LiveQueries(LATEST_COMPACTION, KEPT_BEFORE, KEPT_FROM, FROM_SEQ, ALL_ROWS)
 
 
 def database_footprint(db_path: str | os.PathLike[str]) -> int:

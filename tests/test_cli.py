@@ -192,3 +192,97 @@ def test_continue_refuses_bad_ids_with_exit_2(tmp_path: Path, bad: str) -> None:
 def test_continue_of_a_missing_session_exits_2(tmp_path: Path) -> None:
     done = aptmem("continue", "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e", "--root", str(tmp_path))
     assert done.returncode == 2 and "not found" in done.stderr
+
+
+# -- issue 11 and 12 ---------------------------------------------------------------------------------
+
+SID11 = "3d6f1c2a-8b4e-4f5a-9c7d-1e2f3a4b5c6d"
+
+
+def _readme_lines(n: int) -> str:
+    """Turns written as the README's `aptmem append` example writes them: no ids."""
+    return "".join(json.dumps({"type": kind, "content": f"{kind} {i} " + "word " * 30, "ts": 1717000000000 + 2 * i + (kind == "assistant")}) + "\n"
+                   for i in range(n) for kind in ("user", "assistant"))
+
+
+def test_an_append_compaction_of_id_less_turns_keeps_them_live_and_a_rewrite_keeps_them(tmp_path: Path) -> None:
+    """Finding 2: `compact --persist append` over `aptmem append` lines keeps its turns live."""
+    assert aptmem("append", "--root", str(tmp_path), SID11, stdin=_readme_lines(30)).returncode == 0
+    log = tmp_path / f"{SID11}.jsonl"
+    done = aptmem("compact", str(log), "--window", "2000", "--keep-turns", "3", "--force", "--tier", "rough", "--no-confirm", "--json")
+    assert done.returncode == 0, done.stderr
+    assert last_json(done.stdout)["kept_turns"] == 3
+    live = aptmem("cat", "--live", str(log)).stdout.splitlines()
+    assert len(live) == 7, "the summary and the 6 entries of the 3 kept turns"
+    rewrite = aptmem("compact", str(log), "--window", "2000", "--keep-turns", "3", "--force", "--persist", "rewrite",
+                     "--tier", "rough", "--no-confirm")
+    assert rewrite.returncode == 0 and "unchanged" in rewrite.stdout  # nothing new to summarize
+    assert aptmem("cat", "--live", str(log)).stdout.splitlines() == live
+
+
+def test_compact_right_after_a_compaction_writes_nothing_and_a_rewrite_says_what_left(tmp_path: Path) -> None:
+    """Issue 12: --force with nothing to summarize changes nothing; a rewrite says what left the disk."""
+    assert aptmem("append", "--root", str(tmp_path), SID11, stdin=_readme_lines(30)).returncode == 0
+    log = tmp_path / f"{SID11}.jsonl"
+    args = ("--window", "2000", "--keep-turns", "3", "--force", "--tier", "rough", "--no-confirm", "--persist", "rewrite")
+    first = aptmem("compact", str(log), *args)
+    assert first.returncode == 0 and "left the file: 54 entries" in first.stdout, first.stdout
+    before = log.read_bytes()
+    again = aptmem("compact", str(log), *args, "--json")
+    assert log.read_bytes() == before, "a compaction with nothing to summarize wrote a marker"
+    out = last_json(again.stdout)
+    assert again.returncode == 0 and out["changed"] is False and out["reason"].startswith("nothing to summarize")
+
+
+@pytest.mark.parametrize("command", ["fsck", "cat", "stats"])
+def test_a_fifo_at_the_log_path_is_refused_not_waited_on(tmp_path: Path, command: str) -> None:
+    """Finding 7: a FIFO is refused before an open could block (each command used to hang forever)."""
+    fifo = tmp_path / f"{SID11}.jsonl"
+    os.mkfifo(fifo)
+    done = aptmem(command, str(fifo))
+    assert done.returncode == 2 and "is not a regular file" in done.stderr, (done.returncode, done.stderr)
+
+
+def test_append_and_continue_refuse_a_fifo_where_the_log_or_the_sidecar_should_be(tmp_path: Path) -> None:
+    """Finding 7: `append` and `continue` too, for the log and for the sidecar."""
+    os.mkfifo(tmp_path / f"{SID11}.jsonl")
+    done = aptmem("append", "--root", str(tmp_path), SID11, stdin=_readme_lines(1))
+    assert done.returncode == 2 and "is not a regular file" in done.stderr, done.stderr
+    other = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+    assert aptmem("append", "--root", str(tmp_path), other, stdin=_readme_lines(1)).returncode == 0
+    os.mkfifo(tmp_path / f"{other}.meta.json")
+    done = aptmem("continue", other, "--root", str(tmp_path))
+    assert done.returncode == 2 and "is not a regular file" in done.stderr, done.stderr
+
+
+def test_fsck_repair_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path: Path) -> None:
+    """Finding 9: the error names the log; the log is unchanged and the quarantine holds no partial piece."""
+    log = tmp_path / "s.jsonl"
+    log.write_bytes(lines(User(content="a", ts=1)) + b"garbage\n" + lines(User(content="b", ts=2)))
+    script = ("import errno, os, sys\n"
+              "from aptmem.cli import main\n"
+              "real = os.write\n"
+              "def full(fd, data):\n"
+              "    if os.readlink(f'/proc/self/fd/{fd}').endswith('.quarantine'):\n"
+              "        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))\n"
+              "    return real(fd, data)\n"
+              "os.write = full\n"
+              f"sys.exit(main(['fsck', '--repair', {str(log)!r}]))\n")
+    before = log.read_bytes()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and str(log) in done.stderr and "No space left" in done.stderr, done.stderr
+    assert log.read_bytes() == before
+    quarantine = tmp_path / "s.jsonl.quarantine"
+    assert not quarantine.exists() or quarantine.read_bytes() == b""
+
+
+def test_fsck_repair_refuses_a_file_of_old_mac_line_ends_instead_of_quarantining_it_whole(tmp_path: Path) -> None:
+    """Finding 9: CR-only line ends are entries, not damage; nothing is moved, the reason says what to do."""
+    log = tmp_path / "s.jsonl"
+    data = lines(User(content="a", ts=1), User(content="b", ts=2)).replace(b"\n", b"\r")
+    log.write_bytes(data)
+    done = aptmem("fsck", "--repair", "--json", str(log))
+    assert done.returncode == 1 and log.read_bytes() == data, done.stdout
+    assert not (tmp_path / "s.jsonl.quarantine").exists()
+    report = last_json(done.stdout)
+    assert report["loadable"] is False and "old Mac line ends" in report["error"]

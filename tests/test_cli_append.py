@@ -94,7 +94,9 @@ def test_a_bad_id_is_refused_before_stdin_is_read(tmp_path: Path) -> None:
 
 def test_a_lock_held_too_long_is_a_clear_timeout_and_nothing_is_appended(tmp_path: Path) -> None:
     holder = JsonlStore(tmp_path)
-    holder.append(SID, User(content="the library holds the lock until it closes", ts=0))
+    holder.append(SID, User(content="the library holds the lock for a burst", ts=0))
+    burst = holder.holding(SID)
+    burst.__enter__()
     try:
         started = time.monotonic()
         done = append(tmp_path, "--lock-timeout", "0.5", stdin=GOOD)
@@ -103,6 +105,7 @@ def test_a_lock_held_too_long_is_a_clear_timeout_and_nothing_is_appended(tmp_pat
         assert done.returncode == 2 and "lock still held by another process after 0.5s" in err
         assert "--lock-timeout SECONDS" in err and "nothing was appended" in err
     finally:
+        burst.__exit__(None, None, None)
         holder.close()
     assert append(tmp_path, stdin=GOOD).returncode == 0 and len(stored(tmp_path)) == 3
 

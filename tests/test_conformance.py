@@ -25,9 +25,9 @@ from store_samples import (
     user,
 )
 
-from aptmem.entries import Assistant, Compaction, Entry, ToolCall, ToolResult, UnknownEntry, User, decode_line, encode_entry, entry_type
+from aptmem.entries import Assistant, Compaction, Entry, Metadata, ToolCall, ToolResult, UnknownEntry, User, decode_line, encode_entry, entry_type
 from aptmem.errors import ClosedStoreError, InvalidEntry, InvalidSessionId, SessionExists, SessionNotFound
-from aptmem.store import RECOVERY_MODES, Capabilities, SessionStore, select_live
+from aptmem.store import RECOVERY_MODES, Capabilities, CompactionWrite, SessionStore, select_live
 
 # -- the interface -------------------------------------------------------------------------------
 
@@ -478,3 +478,67 @@ def test_use_after_close_is_refused(store: SessionStore) -> None:
     store.close()
     with pytest.raises(ClosedStoreError):
         store.append(sid, user(1))
+
+
+# -- compaction under the writer lock -------------------------------------------------------------
+
+
+def _compactable_history() -> list[Entry]:
+    """Turns with and without ids, and a metadata entry no summary stands for, in the middle."""
+    history: list[Entry] = []
+    for n in range(6):
+        history.append(User(content=f"question {n}", ts=10 * n, id=f"u{n}" if n % 2 else None))
+        history.append(Assistant(content=f"answer {n}", ts=10 * n + 1))
+        if n == 2:
+            history.append(Metadata(kind="model_change", model="m-2", ts=10 * n + 2))
+    return history
+
+
+@pytest.mark.parametrize("persist", ["append", "rewrite"])
+def test_compact_plans_from_the_stored_live_context_and_writes_under_the_lock(store: SessionStore, persist: str) -> None:
+    """``compact`` hands the planner the live context as stored, writes what it returns, and a
+    reopened read sees the summary and the kept tail; a rewrite carries the metadata over."""
+    sid = session_id(random.Random(4242))
+    history = _compactable_history()
+    store.append_many(sid, history)
+    seen: list[list[Entry]] = []
+    marker = Compaction(summary="what the first turns said", ts=99)
+
+    def plan(live: list[Entry]) -> CompactionWrite:
+        seen.append(list(live))
+        return CompactionWrite(marker=marker, kept=4, persist=persist)  # type: ignore[arg-type]
+
+    written = store.compact(sid, plan)
+    assert seen == [history]
+    assert written is not None and written.persist == persist and written.kept == 4
+    assert written.summarized == len(history) - 4
+    live = store.read_live(sid)
+    assert isinstance(live[0], Compaction) and live[0].summary == marker.summary
+    assert live[1:] == history[-4:]
+    assert store.latest_summary(sid) == live[0]
+    stored = entries_of(store, sid)
+    if persist == "append":
+        assert live[0].kept_before == 4
+        assert stored[:-1] == history and stored[-1] == live[0]
+    else:
+        assert live[0].kept_before == 0
+        metadata = [e for e in history if isinstance(e, Metadata)]
+        assert stored == [*metadata, live[0], *history[-4:]]
+        assert (written.carried, written.removed_entries) == (1, len(history) - 4 - 1)
+    # A planner that declines, or fails, changes nothing.
+    assert store.compact(sid, lambda live: None) is None
+
+    def failing(live: list[Entry]) -> CompactionWrite:
+        raise RuntimeError("the summarizer failed")
+
+    with pytest.raises(RuntimeError):
+        store.compact(sid, failing)
+    assert entries_of(store, sid) == stored
+    # A second compaction supersedes the first: the planner gets the first summary and the tail.
+    store.append(sid, User(content="after the summary", ts=200))
+    second = store.compact(sid, lambda live: CompactionWrite(marker=Compaction(summary="second", ts=201), kept=2,
+                                                              persist=persist))  # type: ignore[arg-type]
+    assert second is not None and second.summarized == 3
+    assert store.read_live(sid)[1:] == [history[-1], User(content="after the summary", ts=200)]
+    with pytest.raises(SessionNotFound):
+        store.compact(session_id(random.Random(4243)), plan)

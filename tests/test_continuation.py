@@ -285,3 +285,48 @@ def test_the_library_and_the_command_line_sync_alike_by_default(tmp_path: Path) 
 
     assert DEFAULT_SYNC == "batch" and JsonlStore(tmp_path).sync == DEFAULT_SYNC
     assert build_parser().parse_args(["append", OLD]).sync == DEFAULT_SYNC
+
+
+# -- issue 11: a creation that failed half way, a damaged latest compaction --------------------------
+
+
+def test_create_session_after_a_full_disk_can_be_retried_with_the_same_id(store: JsonlStore, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 9: the sidecar write fails (the log already exists); the retry finishes the session."""
+    import errno
+
+    from aptmem import working_memory
+    from aptmem.errors import StorageError
+
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(working_memory, "atomic_write", full)
+    with pytest.raises(StorageError) as failed:
+        create_session(store, tmp_path, title="t", session_id=NEW)
+    monkeypatch.undo()
+    assert store.exists(NEW) and not WorkingMemory(tmp_path, NEW).exists()  # what the failure left
+    assert create_session(store, tmp_path, title="t", session_id=NEW) == NEW
+    assert WorkingMemory(tmp_path, NEW).load().title == "t"
+    assert "again" in " ".join(getattr(failed.value, "__notes__", []))
+    with pytest.raises(SessionExists):  # a whole session is still refused
+        create_session(store, tmp_path, session_id=NEW)
+
+
+def test_with_summary_refuses_a_damaged_line_that_may_be_the_latest_compaction(store: JsonlStore, tmp_path: Path) -> None:
+    """Finding 9: it used to carry the older summary (or nothing) in silence."""
+    _old_session(store, tmp_path, [])
+    older = Compaction(ts=2, summary="the older summary", kept_before=0)
+    path = store.path(OLD)
+    with open(path, "ab") as f:
+        f.write(encode_line(User(ts=1, content="a")) + encode_line(older) + encode_line(User(ts=3, content="b")))
+        f.write(b'{"type":"compaction","summary":"the latest summ\x00\x17ry","ts":4}garbage\n')
+        f.write(encode_line(User(ts=5, content="c")))
+    with pytest.raises(CorruptLogError, match="looks like a compaction"):
+        continue_session(store, tmp_path, OLD, with_summary=True)
+    assert store.sessions() == [OLD]  # nothing was created
+    with open(path, "ab") as f:  # a torn compaction at the end was never acknowledged: not refused
+        f.write(b'{"type":"compaction","summ')
+    store.recover(OLD)  # quarantines both the damaged line and the torn tail
+    new = continue_session(store, tmp_path, OLD, with_summary=True)
+    assert next(iter(store.iter_entries(new))).summary == "the older summary"

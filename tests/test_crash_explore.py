@@ -132,6 +132,29 @@ def test_promises_per_durability_class() -> None:
     assert promised_version(exp("per_append", "compaction_rewrite"), acked=1, synced=0) == 1
 
 
+def test_a_compaction_amid_appends_has_a_version_per_acknowledgement_and_holds_each() -> None:
+    """Versions: the old session growing by the writer's first half, then the compacted session growing
+    by its second half. Once the compaction is acknowledged the old file coming back loses it; an
+    append after it that went to the replaced file (a stale descriptor) is lost too."""
+    old = [("o1", "O1"), ("o2", "O2"), ("k", "K")]
+    intended = [("a1", "A1"), ("a2", "A2"), ("b1", "B1"), ("b2", "B2")]
+    compacted = [("c", None), ("k", "K"), ("a1", "A1"), ("a2", "A2")]
+    exp = Expectation.build("compaction_amid_appends", "per_append", old, compacted + intended[2:], intended, 1)
+    assert exp.versions == (("o1", "o2", "k"), ("o1", "o2", "k", "a1"), ("o1", "o2", "k", "a1", "a2"),
+                            ("c", "k", "a1", "a2"), ("c", "k", "a1", "a2", "b1"), ("c", "k", "a1", "a2", "b1", "b2"))
+
+    def judged(recovered: list[str], acked: int) -> tuple[str, ...]:
+        outcome = judge_state(exp, RecoveryOutcome(mode="strict", loadable=True, live_ok=True, recovered=recovered,
+                                                   ids=[None] * len(recovered)), acked=acked, synced=0, mode="strict")
+        return outcome.violations
+
+    assert judged(["o1", "o2", "k", "a1", "a2"], acked=2) == ()  # before the compaction returned
+    assert judged(["o1", "o2", "k", "a1", "a2"], acked=3) == ("lost_durable",)  # the compaction was acknowledged
+    assert judged(["c", "k", "a1", "a2", "b1"], acked=4) == ()
+    assert judged(["o1", "o2", "k", "a1", "a2", "b1"], acked=4) == ("lost_durable", "mixed_compaction")  # b1 went to the replaced file
+    assert judged(["c", "k", "a1", "a2", "b1"], acked=5) == ("lost_durable",)
+
+
 def test_mixed_compaction_altered_and_invented_are_told_apart() -> None:
     exp = Expectation("compaction_rewrite", "none", (("o1", "o2", "k"), ("c", "k2")), frozenset({"O1", "O2", "K", "C"}), 3, 0, 1)
     def ok(recovered: list[str], ids: list[str | None]) -> RecoveryOutcome:
@@ -212,8 +235,9 @@ def test_the_strace_parser_reads_calls_marks_and_names() -> None:
 
 
 def _unit(base: Path, strategy: str, operation: str, **overrides: object) -> ExploreUnit:
-    """One unit of the job, small: 8 entries before, 2 appended, few torn bytes and subsets."""
-    fields = {"entries": 8, "appends": 2, "torn_max": 6, "max_subsets": 6, "modes": ["skip", "point_in_time"], **overrides}
+    """One unit of the job, small: 8 entries before (12 for a compaction: two turns, so the one
+    it keeps leaves something to summarize), 2 appended, few torn bytes and subsets."""
+    fields = {"entries": 12 if operation.startswith("compaction") else 8, "appends": 2, "torn_max": 6, "max_subsets": 6, "modes": ["skip", "point_in_time"], **overrides}
     settings = CrashExploreSettings(operations=[operation], **fields)  # type: ignore[arg-type]
     units, _, _ = _units([load_strategy(strategy)], settings, WorkloadConfig(seed=0), Path(os.path.realpath(base)), None)
     return units[0]
@@ -226,7 +250,7 @@ def _totals(result: UnitResult) -> Counter:
     return total
 
 
-@pytest.mark.parametrize("operation", ["append", "compaction_append", "compaction_rewrite"])
+@pytest.mark.parametrize("operation", ["append", "compaction_append", "compaction_rewrite", "compaction_amid_appends"])
 def test_jsonl_always_keeps_its_promise_in_every_crash_state(operation: str, tmp_path: Path) -> None:
     result = explore_unit(_unit(tmp_path, "jsonl_always", operation))
     total = _totals(result)
@@ -234,7 +258,7 @@ def test_jsonl_always_keeps_its_promise_in_every_crash_state(operation: str, tmp
     assert total["states_lossy"] == 0  # every acknowledged entry survives every power loss
     kinds = {row["kind"] for row in result.rows}
     assert {"prefix", "torn", "torn_zero", "zero", "dropped"} <= kinds
-    if operation == "compaction_rewrite":  # temp file, fsync, rename, folder fsync: the rename can be undone
+    if operation in ("compaction_rewrite", "compaction_amid_appends"):  # temp file, fsync, rename, folder fsync: the rename can be undone
         assert "undone" in kinds and result.info["op_kinds"]["rename"] == 1
 
 

@@ -162,17 +162,22 @@ def test_an_entry_over_the_line_cap_is_refused_before_writing(tmp_path: Path) ->
     store.close()
 
 
-def test_the_writer_lock_keeps_a_second_writer_out(tmp_path: Path) -> None:
+def test_a_store_holds_no_lock_between_appends_and_a_burst_keeps_others_out(tmp_path: Path) -> None:
+    """Finding 8: the lock is taken per append, so an idle store blocks no one; holding() is a burst."""
     first = JsonlStore(tmp_path, lock_timeout=0.2)
     second = JsonlStore(tmp_path, lock_timeout=0.2)
     sid = new_session_id()
     first.append(sid, user(0))
-    with pytest.raises(LockTimeout):
-        second.append(sid, user(1))
+    second.append(sid, user(1))  # was LockTimeout: the first store kept the lock until close()
+    with first.holding(sid):
+        first.append(sid, user(2))
+        with pytest.raises(LockTimeout):
+            second.append(sid, user(3))
+        first.append(sid, user(4))
+    second.append(sid, user(5))
     first.close()
-    second.append(sid, user(1))
     second.close()
-    assert [e.id for e in JsonlStore(tmp_path).iter_entries(sid)] == ["e0", "e1"]
+    assert [e.id for e in JsonlStore(tmp_path).iter_entries(sid)] == ["e0", "e1", "e2", "e4", "e5"]
 
 
 def test_a_short_write_at_the_file_size_limit_is_cut_back(tmp_path: Path) -> None:
@@ -201,3 +206,125 @@ def test_a_short_write_at_the_file_size_limit_is_cut_back(tmp_path: Path) -> Non
     assert "refused:" in done.stdout and "partial line was removed" in done.stdout
     lines = (tmp_path / "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e.jsonl").read_bytes().splitlines()
     assert [decode_line(line).id for line in lines] == ["ok", "ok2"]
+
+
+# -- issue 11: rewrites keep bytes, bounded descriptors, full disks, stale temp files, hard links -------
+
+
+def _compact(root: Path, sid: str, persist: str, keep_turns: int = 2, line_cap: int | None = None):  # type: ignore[no-untyped-def]
+    from aptmem.compaction.policy import CompactionPolicy
+    from aptmem.session import Session
+    from aptmem.tokens import get_estimator
+
+    options = {} if line_cap is None else {"line_cap": line_cap}
+    with JsonlStore(root, **options) as store:
+        session = Session(store, sid, policy=CompactionPolicy(window=4000, keep_turns=keep_turns, persist=persist),
+                          estimator=get_estimator("rough"))
+        return session.compact()
+
+
+def test_a_rewrite_copies_kept_lines_as_bytes_and_moves_damage_to_the_quarantine(tmp_path: Path) -> None:
+    """Finding 3: kept lines keep fields this version does not know; damaged, torn and over-cap
+    lines go to the quarantine; metadata no summary stands for is carried over."""
+    sid = new_session_id()
+    old = [encode_line(User(content=f"old question {i} " + "w " * 40, ts=i)) for i in range(20)]
+    header = b'{"type":"metadata","kind":"session","title":"kept by a newer writer","ts":0}\n'
+    parent = b'{"type":"user","content":"the kept question","ts":100,"parent":"p-42"}\n'
+    reply = b'{"ts":101,"type":"assistant","content":"the kept reply","future_field":[1,2]}\r\n'
+    damaged, over_cap, torn = b"not json at all\n", b'{"type":"user","content":"' + b"x" * 3000 + b'","ts":102}\n', b'{"type":"user","content":"torn wri'
+    path = tmp_path / f"{sid}.jsonl"
+    path.write_bytes(header + b"".join(old) + parent + damaged + reply + over_cap + torn)
+    result = _compact(tmp_path, sid, "rewrite", keep_turns=1, line_cap=2048)
+    new = path.read_bytes()
+    assert header in new and parent in new and reply in new, "a line that stays is copied byte for byte"
+    assert new.index(header) < new.index(b'"type":"compaction"') < new.index(parent)
+    quarantined = quarantine_path(path).read_bytes()
+    for piece in (damaged, over_cap, torn):
+        assert piece in quarantined and piece not in new
+    written = result.written
+    # 20 old questions summarized; the header carried; 2 pieces: the damaged line, and the over-cap
+    # line with the torn tail after it (adjacent damage travels as one piece)
+    assert written is not None and (written.removed_entries, written.carried, written.quarantined) == (20, 1, 2)
+    assert written.quarantined_bytes == len(damaged) + len(over_cap) + len(torn)
+    with JsonlStore(tmp_path, recovery="strict") as store:  # the new file is clean
+        assert [type(e).__name__ for e in store.iter_entries(sid)] == ["Metadata", "Compaction", "User", "Assistant"]
+
+
+def test_a_long_lived_store_keeps_few_descriptors_and_no_idle_lock(tmp_path: Path) -> None:
+    """Finding 8: 600 sessions under a 256-descriptor limit; the store's sessions stay open to others."""
+    script = textwrap.dedent(
+        f"""
+        import os, resource, subprocess, sys, uuid
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+        from aptmem.jsonl_store import JsonlStore
+        from aptmem.entries import User
+        store = JsonlStore({str(tmp_path)!r})
+        ids = [str(uuid.uuid4()) for _ in range(600)]
+        for n, sid in enumerate(ids):
+            store.append(sid, User(content=f"entry {{n}}", ts=n))
+        print(len(os.listdir("/proc/self/fd")))
+        line = b'{{"type":"user","content":"from the command line","ts":1}}\\n'
+        done = subprocess.run([sys.executable, "-m", "aptmem", "append", "--root", {str(tmp_path)!r}, ids[-1],
+                               "--lock-timeout", "1"], input=line, capture_output=True)
+        print(done.returncode, done.stderr.decode().strip())
+        store.append(ids[0], User(content="again", ts=9))
+        store.close()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    descriptors, cli = done.stdout.splitlines()
+    assert int(descriptors) <= 2 * 64 + 16, f"{descriptors} descriptors open"
+    assert cli == "0 ", cli
+    assert len(list(tmp_path.glob("*.jsonl"))) == 600
+
+
+def test_healing_a_torn_tail_on_a_full_disk_is_a_storage_error_naming_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 9: the heal's quarantine write fails: the library's error, the log untouched."""
+    import errno
+
+    from aptmem.errors import StorageError
+
+    sid = new_session_id()
+    path = tmp_path / f"{sid}.jsonl"
+    path.write_bytes(encode_line(user(0)) + b'{"type":"user","cont')
+    before = path.read_bytes()
+    real = os.write
+
+    def full(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".quarantine"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    store = JsonlStore(tmp_path)
+    with pytest.raises(StorageError, match=str(path)):
+        store.append(sid, user(1))
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    store.close()
+
+
+def test_temp_files_of_killed_rewrites_are_swept_by_the_next_rewrite(tmp_path: Path) -> None:
+    """Finding 9: a rewrite killed before its rename left a full-size temp file; the next one under
+    the lock removes it (no live writer can be between its temp file and its rename then)."""
+    sid = new_session_id()
+    with JsonlStore(tmp_path) as store:
+        store.append_many(sid, [User(content=f"question {i} " + "w " * 40, ts=i) for i in range(30)])
+    stale = tmp_path / f".{sid}.jsonl.k1ll3d.tmp"
+    stale.write_bytes((tmp_path / f"{sid}.jsonl").read_bytes())
+    other = tmp_path / f".{new_session_id()}.jsonl.k1ll3d.tmp"  # another session's: not ours to sweep
+    other.write_bytes(b"x")
+    _compact(tmp_path, sid, "rewrite")
+    assert not stale.exists() and other.exists()
+
+
+def test_a_hard_link_at_a_session_path_is_refused(tmp_path: Path) -> None:
+    """Finding 9: appending through a second name would change the file behind the other one."""
+    sid = new_session_id()
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"precious\n")
+    os.link(victim, tmp_path / f"{sid}.jsonl")
+    with JsonlStore(tmp_path) as store, pytest.raises(UnsafePathError, match="hard links"):
+        store.append(sid, user(0))
+    assert victim.read_bytes() == b"precious\n"

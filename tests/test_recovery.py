@@ -257,3 +257,133 @@ def test_an_intact_line_glued_onto_a_zero_filled_lost_write_is_kept(tmp_path: Pa
     repaired = repair_log(path, "skip")
     assert repaired.quarantined == 1 and path.read_bytes() == good(0) + good(2) + good(3)
     assert reconstruct(len(original), path.read_bytes(), quarantine_path(path), False) == original
+
+
+# -- issue 11: bounded memory, durable quarantine names, repairs that were interrupted -----------------
+
+
+def test_memory_is_bounded_whatever_the_number_of_damaged_lines(tmp_path: Path) -> None:
+    """Finding 5: 100,000 damaged lines (``x\n``): a scan keeps counts and the first examples (it
+    kept ~420 bytes a line before: ~42 MB here, 1.29 GB for 6 MB of them); a repair moves them as
+    one piece. Peak RSS of a fresh process, over what it had after its imports."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path / "x.jsonl", b"x\n" * 100_000, good(1))
+    script = (
+        "import resource\n"
+        "from aptmem.recovery import LogScan, repair_log\n"
+        "def rss(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "base = rss()\n"
+        f"report = LogScan({str(path)!r}, 'skip', raise_errors=False).run()\n"
+        "scan = rss() - base\n"
+        f"repaired = repair_log({str(path)!r}, 'skip')\n"
+        "print(scan, rss() - base, getattr(report, 'damaged_count', -1), len(report.damaged_lines), repaired.quarantined)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    scan_growth, repair_growth, count, named, pieces = map(int, done.stdout.split())
+    assert scan_growth < 12 * 2**20 and repair_growth < 12 * 2**20, (scan_growth, repair_growth)
+    from aptmem.store import DAMAGE_EXAMPLES
+
+    assert (count, named, pieces) == (100_000, DAMAGE_EXAMPLES, 1)
+    assert path.read_bytes() == good(1)
+
+
+def _fsync_order(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record fsyncs (of which file, or the folder) and truncations, in order."""
+    import os
+
+    calls: list[str] = []
+    real_fsync, real_ftruncate, real_replace = os.fsync, os.ftruncate, os.replace
+
+    def name(fd: int) -> str:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        return "folder" if os.path.isdir(target) else os.path.basename(target)
+
+    def fsync(fd: int) -> None:
+        calls.append(f"fsync {name(fd)}")
+        real_fsync(fd)
+
+    def ftruncate(fd: int, size: int) -> None:
+        calls.append(f"ftruncate {name(fd)}")
+        real_ftruncate(fd, size)
+
+    def replace(src: str, dst: str) -> None:
+        calls.append(f"replace {os.path.basename(dst)}")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "ftruncate", ftruncate)
+    monkeypatch.setattr(os, "replace", replace)
+    return calls
+
+
+@pytest.mark.parametrize(("mode", "damage", "cut"), [("skip", b'{"type":"us', "ftruncate x.jsonl"),
+                                                     ("point_in_time", b"garbage\n" + good(9), "ftruncate x.jsonl"),
+                                                     ("skip", b"garbage\n" + good(9), "replace x.jsonl")])
+def test_the_quarantine_and_its_name_are_durable_before_the_log_is_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       mode: str, damage: bytes, cut: str) -> None:
+    """Finding 6: the folder is fsynced after the quarantine is created and before any cut."""
+    path = write(tmp_path / "x.jsonl", good(1), good(2), damage)
+    calls = _fsync_order(monkeypatch)
+    report = repair_log(path, mode)
+    monkeypatch.undo()
+    assert report.repaired and cut in calls, calls
+    at = calls.index(cut)
+    assert "fsync x.jsonl.quarantine" in calls[:at] and "fsync folder" in calls[calls.index("fsync x.jsonl.quarantine"):at], calls
+
+
+def test_a_repair_interrupted_after_its_quarantine_does_not_quarantine_the_same_pieces_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 9: a repair dies between the durable quarantine and the rewrite; the next one finds
+    its batch complete and only finishes the cut (the pieces are there once)."""
+    import os
+
+    path = write(tmp_path / "x.jsonl", good(1), b"garbage one\n", good(2), b"garbage two\n", good(3), b'{"type":"us')
+    original = path.read_bytes()
+
+    def killed(*_args: object) -> None:
+        raise KeyboardInterrupt("killed before the rename")
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        repair_log(path, "skip")
+    monkeypatch.undo()
+    assert path.read_bytes() == original
+    first = quarantine_path(path).read_bytes()
+    report = repair_log(path, "skip")
+    assert report.repaired and path.read_bytes() == good(1) + good(2) + good(3)
+    assert quarantine_path(path).read_bytes() == first, "the pieces were quarantined a second time"
+    assert first.count(b"garbage one") == 1 and first.count(b'{"type":"us') == 1
+
+
+def test_a_repair_that_runs_out_of_space_leaves_no_piece_half_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 9: the partial batch is cut back, so the next repair's header starts a line."""
+    import errno
+    import os
+
+    from aptmem.errors import StorageError
+    from experiments.fuzz_oracles import quarantine_pieces
+
+    path = write(tmp_path / "x.jsonl", good(1), b"garbage " * 1000 + b"\n", good(2), b'{"type":"us')
+    original = path.read_bytes()
+    real = os.write
+    seen = [0]
+
+    def full(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".quarantine"):
+            seen[0] += 1
+            if seen[0] == 2:  # the header went through, the piece's bytes do not
+                written = real(fd, bytes(data)[:100])
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), written)
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(OSError) as failed:
+        repair_log(path, "skip")
+    monkeypatch.undo()
+    assert path.read_bytes() == original
+    repair_log(path, "skip")
+    pieces = quarantine_pieces(quarantine_path(path))  # parses: every header starts a line
+    assert b"".join(piece for _, piece in pieces).count(b"garbage ") == 1000
+    assert isinstance(failed.value, StorageError) and "x.jsonl" in str(failed.value)  # the library's error, naming the log

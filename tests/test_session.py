@@ -12,7 +12,7 @@ import pytest
 
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.context.render import count_messages
-from aptmem.entries import Compaction, Entry, ToolCall, ToolResult, User
+from aptmem.entries import Assistant, Compaction, Entry, ToolCall, ToolResult, User
 from aptmem.ids import new_session_id
 from aptmem.jsonl_store import JsonlStore
 from aptmem.session import Session
@@ -97,7 +97,8 @@ def test_a_huge_tool_result_is_shortened_in_the_view_but_kept_on_disk(tmp_path: 
         outcome = session.append(huge)
         assert outcome.compaction is not None
         marker = outcome.compaction.entry
-        assert "r1" in marker.truncated and any("shortened ToolResult r1" in n for n in marker.notes)
+        # The kept turn is [u1, c1, r1]: r1 is shown shortened, named by its position in it.
+        assert list(marker.truncated_at) == [2] and any("shortened ToolResult r1" in n for n in marker.notes)
         assert any("larger than the window" in n for n in marker.notes)
         assert session.tokens() <= policy.window
         shown = next(m for m in session.context().messages if "characters cut by aptmem compaction" in m.get("content", ""))
@@ -161,3 +162,77 @@ def test_replay_and_compact_from_the_command_line(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "aptmem", "compact", str(src), "--window", "1000"],
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert bad.returncode == 2 and "<uuid>.jsonl" in bad.stderr
+
+
+# -- issue 11 and 12: compaction under the writer lock, id-less entries, nothing to summarize ----------
+
+
+def _rough_session(store: JsonlStore, sid: str, persist: str, window: int = 2000, keep_turns: int = 2) -> Session:
+    return Session(store, sid, policy=CompactionPolicy(window=window, keep_turns=keep_turns, persist=persist),
+                   estimator=get_estimator("rough"))
+
+
+@pytest.mark.parametrize("persist", ["append", "rewrite"])
+def test_entries_appended_after_a_compactor_opened_the_session_are_not_lost(tmp_path: Path, persist: str) -> None:
+    """Finding 1: the compaction plans from what it reads under the lock, not from a stale snapshot."""
+    sid = new_session_id()
+    writer = JsonlStore(tmp_path)
+    for entry in workload(30):
+        writer.append(sid, entry)
+    compactor_store = JsonlStore(tmp_path)
+    compactor = _rough_session(compactor_store, sid, persist, keep_turns=5)  # its snapshot: the turns so far
+    late = [User(content=f"appended by another writer after the snapshot, number {n}", ts=n) for n in range(4)]
+    for entry in late:  # no ids, as `aptmem append` writes them
+        writer.append(sid, entry)
+    writer.close()
+    result = compactor.compact()
+    compactor_store.close()
+    with JsonlStore(tmp_path) as store:
+        stored = list(store.iter_entries(sid))
+        live = store.read_live(sid)
+    assert all(entry in stored for entry in late), "an entry appended meanwhile was lost"
+    assert live[-len(late):] == late, "the newest entries are kept verbatim"
+    assert compactor.live == live, "the compactor's context is the one it wrote"
+    assert result.changed
+
+
+@pytest.mark.parametrize("persist", ["append", "rewrite"])
+def test_a_session_of_entries_without_ids_compacts_and_resumes(tmp_path: Path, persist: str) -> None:
+    """Finding 2: the marker names what it keeps by position, so id-less turns stay live."""
+    sid = new_session_id()
+    with JsonlStore(tmp_path) as store:
+        for n in range(40):
+            store.append(sid, User(content=f"question {n} " + "word " * 20, ts=2 * n))
+            store.append(sid, Assistant(content=f"answer {n} " + "word " * 20, ts=2 * n + 1))
+        session = _rough_session(store, sid, persist, keep_turns=3)
+        result = session.compact()
+        assert len(result.plan.kept) == 6
+    with JsonlStore(tmp_path) as store:
+        resumed = _rough_session(store, sid, persist, keep_turns=3)
+        assert len(resumed.live) == 7, "the summary and the 6 entries of the 3 kept turns"
+        assert resumed.live == session.live
+        assert result.entry is not None and result.entry.kept_before == (6 if persist == "append" else 0)
+        assert [m["content"] for m in resumed.context().messages] == [m["content"] for m in session.context().messages]
+        if persist == "append":  # a later rewrite keeps those turns too
+            again = Session(store, sid, policy=CompactionPolicy(window=2000, keep_turns=3, persist="rewrite"),
+                            estimator=get_estimator("rough"))
+            assert again.compact().entry is None  # nothing new to summarize: nothing rewritten
+            assert len(list(store.iter_entries(sid))) == 81
+
+
+@pytest.mark.parametrize("persist", ["append", "rewrite"])
+def test_a_compaction_with_nothing_to_summarize_changes_nothing_and_says_so(tmp_path: Path, persist: str) -> None:
+    """Issue 12: right after a compaction, another one writes no marker that summarizes 0 entries."""
+    sid = new_session_id()
+    with JsonlStore(tmp_path) as store:
+        session = _rough_session(store, sid, persist)
+        for entry in workload(30):
+            session.store.append(sid, entry)
+        first = session.compact()
+        assert first.entry is not None
+        before = store.path(sid).read_bytes()
+        second = session.compact()
+        assert store.path(sid).read_bytes() == before, "a compaction that summarized nothing wrote something"
+        assert not second.changed and second.entry is None and second.written is None
+        assert second.reason and second.reason.startswith("nothing to summarize")
+        assert store.path(sid).read_bytes() == before

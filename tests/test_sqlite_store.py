@@ -64,12 +64,12 @@ def test_one_row_per_entry_with_exact_payload(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("query", ["LATEST_COMPACTION", "KEPT_FROM", "FROM_SEQ", "PAGE_AFTER"])
+@pytest.mark.parametrize("query", ["LATEST_COMPACTION", "KEPT_FROM", "KEPT_BEFORE", "FROM_SEQ", "PAGE_AFTER"])
 def test_live_context_queries_use_indexes(tmp_path: Path, query: str) -> None:
     """read_live's and iter_entries' queries search an index; none scans the table."""
     store = SqliteStore(tmp_path)
     sql = getattr(sqlite_sql, query)
-    params = {"LATEST_COMPACTION": (SID,), "KEPT_FROM": (SID, "a", 9), "FROM_SEQ": (SID, 1, 5), "PAGE_AFTER": (SID, 0, 64)}[query]
+    params = {"LATEST_COMPACTION": (SID,), "KEPT_FROM": (SID, "a", 9), "KEPT_BEFORE": (SID, 9, 3), "FROM_SEQ": (SID, 1, 5), "PAGE_AFTER": (SID, 0, 64)}[query]
     assert store._conn is not None
     plan = " ".join(row[-1] for row in store._conn.execute("EXPLAIN QUERY PLAN " + sql, params))
     assert "USING" in plan and "INDEX" in plan and "SCAN" not in plan, plan

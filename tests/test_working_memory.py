@@ -455,3 +455,32 @@ def test_kill_at_each_step_of_a_write(wm: WorkingMemory, point: str, has_new: bo
     assert wm.sweep() == temps
     wm.set("later", 2)
     assert wm.get("later") == 2
+
+
+# -- issue 11: a repair path for a damaged sidecar; FIFOs ----------------------------------------------
+
+
+def test_a_damaged_sidecar_is_repaired_keeping_what_still_reads(tmp_path: Path) -> None:
+    """Finding 9: the damaged bytes go to the sidecar's quarantine; every field that reads is kept."""
+    wm = WorkingMemory(tmp_path, SID)
+    wm.create(title="bug hunt")
+    damaged = (b'{"version":1,"session_id":"%s","title":"bug hunt","created":5,"updated":6,'
+               b'"memory":42,"working":{"plan":["a"]},"from_a_newer_version":true}' % SID.encode())
+    wm.path.write_bytes(damaged)
+    with pytest.raises(CorruptMetaError):
+        wm.load()
+    report = wm.repair()
+    assert report.damaged and "memory" in (report.reason or "")
+    meta = wm.load()
+    assert (meta.title, meta.created, meta.working, meta.memory) == ("bug hunt", 5, {"plan": ["a"]}, "")
+    assert "from_a_newer_version" in report.salvaged and b'"from_a_newer_version": true' in wm.path.read_bytes()
+    assert damaged in Path(report.moved_to or "").read_bytes()
+    assert wm.repair().damaged is False  # a sound sidecar is left alone
+
+
+def test_a_fifo_where_the_sidecar_should_be_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """Finding 7: reading it used to block forever in open()."""
+    os.mkfifo(tmp_path / f"{SID}.meta.json")
+    done = subprocess.run([sys.executable, "-c", f"from aptmem.working_memory import WorkingMemory\n"
+                           f"WorkingMemory({str(tmp_path)!r}, {SID!r}).load()"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "is not a regular file" in done.stderr, done.stderr

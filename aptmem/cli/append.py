@@ -22,9 +22,9 @@ first and then appends it as one write: a bad line anywhere means nothing is app
 
 Concurrency: with the writer lock (the default) any number of ``append`` processes, and library
 writers, can append to one session at once without damaging or losing a line. The lock is
-taken per burst (the lines already waiting on stdin, at most 1,024) and released
+taken per burst (the lines already waiting on stdin, at most 1,024 or 0.1 s of them) and released
 before the command waits for more input, so an idle long-running appender never blocks the
-others. A process that holds the lock longer (a library store keeps it until it is closed)
+others. A process that holds the lock longer (a long compaction, a burst of another writer)
 makes ``append`` wait up to ``--lock-timeout`` seconds, then fail with a clear error.
 
 A killed ``append`` (SIGKILL, SIGTERM) is a process crash: every line appended so far is whole in
@@ -40,6 +40,7 @@ import argparse
 import os
 import select
 import sys
+import time
 from typing import Any
 
 import msgspec
@@ -52,10 +53,17 @@ from aptmem.jsonvalue import MAX_INT_DIGITS
 from aptmem.logreader import DEFAULT_LINE_CAP, over_cap_reason
 from aptmem.store import RECOVERY_MODES
 
-__all__ = ["BURST_LINES", "InputLineError", "parse_line", "register", "run"]
+__all__ = ["BURST_GAP_SECONDS", "BURST_LINES", "BURST_SECONDS", "InputLineError", "parse_line", "register", "run"]
 
-#: Lines appended under one taking of the lock when input keeps coming (fairness to others).
+#: Lines appended under one taking of the lock when input keeps coming (fairness to others)...
 BURST_LINES = 1024
+#: ... and seconds: with a sync per line on a slow disk, 1,024 lines could hold the lock for
+#: seconds while other writers and compactions wait.
+BURST_SECONDS = 0.1
+#: After a burst cut short by those caps, the next waits this long before taking the lock again:
+#: waiters poll for it, and without a gap a producer faster than the disk would keep it (library
+#: writers racing such a stream made under 3 appends a second).
+BURST_GAP_SECONDS = 0.002
 _CHUNK = 1 << 16
 _BOM = b"\xef\xbb\xbf"
 # The fields each known type declares, by their JSON names (plus the tag).
@@ -147,16 +155,26 @@ class _Appender:
         self.bursts = 0
         self.created = False
         self.in_burst = 0
+        self.burst: Any = None
+        self.burst_started = 0.0
 
     def _open(self) -> JsonlStore:
         if self.store is None:
             a = self.args
-            self.store = JsonlStore(self.root, sync=a.sync, recovery=a.mode, line_cap=a.line_cap,
-                                    lock=not a.no_lock, lock_timeout=a.lock_timeout)
+            store = JsonlStore(self.root, sync=a.sync, recovery=a.mode, line_cap=a.line_cap,
+                               lock=not a.no_lock, lock_timeout=a.lock_timeout)
             if self.bursts == 0:
-                self.created = not self.store.exists(self.session_id)
+                self.created = not store.exists(self.session_id)
+            self.burst = store.holding(self.session_id)  # the writer lock, for the whole burst
+            try:
+                self.burst.__enter__()
+            except BaseException:
+                store.close()
+                raise
+            self.store = store
             self.bursts += 1
             self.in_burst = 0
+            self.burst_started = time.monotonic()
         return self.store
 
     def append(self, entry: Entry) -> None:
@@ -164,8 +182,9 @@ class _Appender:
         self._open().append(self.session_id, entry)
         self.appended += 1
         self.in_burst += 1
-        if self.in_burst >= BURST_LINES:
+        if self.in_burst >= BURST_LINES or time.monotonic() - self.burst_started >= BURST_SECONDS:
             self.end_burst()
+            time.sleep(BURST_GAP_SECONDS)  # let a waiting writer or compaction in
 
     def append_all(self, entries: list[Entry]) -> None:
         """Append every entry as one write (``--all-or-nothing``)."""
@@ -177,7 +196,10 @@ class _Appender:
         """Sync as the policy says and release the lock: other writers may go now."""
         store, self.store = self.store, None
         if store is not None:
-            store.close()
+            try:
+                self.burst.__exit__(None, None, None)
+            finally:
+                store.close()
 
 
 def _stdin_ready(fd: int) -> bool:
@@ -265,6 +287,6 @@ def _message(error: BaseException) -> str:
     """The error's text, with advice where the bare error would leave the user guessing."""
     text = str(error)
     if isinstance(error, LockTimeout):
-        text += ("; another writer has this session open (a library store holds the lock until it is closed); "
+        text += ("; another writer holds this session's lock (a burst of appends, a compaction or a repair); "
                  "wait longer with --lock-timeout SECONDS (negative: forever)")
     return text

@@ -9,7 +9,13 @@ them out so only the policy compacts. With
 ``max_occupancy``, ``post_compaction_occupancy``, ``split_tool_pairs``, ``oversized_entries``, ...).
 
 ``compact PATH --window N`` compacts a session in place (``PATH`` is ``<root>/<id>.jsonl``) if it
-has reached the trigger, or always with ``--force``.
+has reached the trigger, or always with ``--force``. The compaction reads, plans and writes under
+the session's writer lock, so appends by other processes meanwhile are never lost. With nothing
+to summarize (say, right after another compaction) it writes nothing and says so. A rewrite says
+what left the file: how many entries and bytes the summary now stands for, and what went to the
+quarantine. With ``--json``: ``changed``, ``reason``, ``written`` (what the store did) and
+``summarized_digests`` (SHA-256, first 16 hex digits, of each summarized entry's canonical line,
+so a caller can audit what the summary stands for).
 
 Both name the session as every single-session command does: a PATH or ``--root DIR SESSION_ID``;
 an agent's transcript or another file that is no session log is refused (exit 2).
@@ -18,14 +24,17 @@ an agent's transcript or another file that is no session log is refused (exit 2)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import tempfile
 
 import msgspec
 
 from aptmem.cli.target import add_target, resolve
+from aptmem.entries import encode_entry
 from aptmem.ids import new_session_id
 from aptmem.logreader import DEFAULT_LINE_CAP
 from aptmem.recovery import LogScan
+from aptmem.store import CompactionWritten
 from aptmem.tokens import TIERS
 
 __all__ = ["register"]
@@ -117,7 +126,7 @@ def run_replay(args: argparse.Namespace) -> int:
     out.update(source=str(src), window=args.window, trigger=args.trigger, target=args.target,
                keep_turns=args.keep_turns, persist=args.persist, tier=args.tier,
                confirm=None if options["confirm"] is None else options["confirm"].tokenizer,  # type: ignore[attr-defined]
-               damaged_lines=damage.damaged_lines, torn_tail_bytes=damage.torn_tail_bytes,
+               damaged_lines=damage.damaged_lines, damaged_count=damage.damaged_count, torn_tail_bytes=damage.torn_tail_bytes,
                session_id=session.session_id if args.into else None, memory=args.memory)
     if args.json:
         print(msgspec.json.encode(out).decode())
@@ -151,8 +160,8 @@ def _print_replay(out: dict) -> None:
     if out["source_compactions"] or out["stripped_compactions"]:
         print(f"  file's compactions {out['source_compactions']} honoured, {out['stripped_compactions']} left out")
     print(f"  live context       {out['final_tokens']} tokens at the end")
-    if out["damaged_lines"] or out["torn_tail_bytes"]:
-        print(f"  source damage      {len(out['damaged_lines'])} damaged lines skipped, torn tail {out['torn_tail_bytes']} bytes")
+    if out["damaged_count"] or out["torn_tail_bytes"]:
+        print(f"  source damage      {out['damaged_count']} damaged lines skipped, torn tail {out['torn_tail_bytes']} bytes")
 
 
 def run_compact(args: argparse.Namespace) -> int:
@@ -170,19 +179,37 @@ def run_compact(args: argparse.Namespace) -> int:
         due = before >= session.policy.trigger_tokens
         result = session.compact() if (due or args.force) else None
     out = {"file": str(path), "window": args.window, "tokens_before": before, "occupancy_before": round(before / args.window, 4),
-           "compacted": result is not None}
-    if result is not None:
+           "compacted": result is not None and result.changed, "changed": result is not None and result.changed,
+           "reason": None if result is None else result.reason}
+    if result is not None and result.changed:
+        assert result.entry is not None
         out.update(tokens_after=result.tokens_after, occupancy_after=round(result.tokens_after / args.window, 4),
                    summarized=result.entry.summarized, kept_turns=result.entry.kept_turns, notes=result.entry.notes,
-                   persist=args.persist)
+                   persist=args.persist, written=msgspec.to_builtins(result.written),
+                   summarized_digests=[hashlib.sha256(encode_entry(e)).hexdigest()[:16] for e in result.plan.summarized])
     if args.json:
         print(msgspec.json.encode(out).decode())
     elif result is None:
         print(f"{path}: {before} tokens ({before / args.window:.1%} of {args.window}), below the trigger: nothing to do")
+    elif not result.changed:
+        print(f"{path}: unchanged: {result.reason}")
     else:
+        assert result.entry is not None
         print(f"{path}: compacted ({args.persist}) from {before} to {result.tokens_after} tokens "
               f"({result.tokens_after / args.window:.1%}); {result.entry.summarized} entries summarized, "
               f"{result.entry.kept_turns} turns kept")
+        if result.written is not None and result.written.persist == "rewrite":
+            _print_rewrite(result.written)
         for note in result.entry.notes:
             print(f"  note: {note}")
     return 0
+
+
+def _print_rewrite(written: CompactionWritten) -> None:
+    """Say what a rewrite took off the disk and where it went."""
+    print(f"  left the file: {written.removed_entries} entries ({written.removed_bytes} bytes), which the summary "
+          f"now stands for; the file went from {written.bytes_before} to {written.bytes_after} bytes")
+    if written.carried:
+        print(f"  carried over: {written.carried} entries no summary stands for (metadata, unknown types), byte for byte")
+    if written.quarantined:
+        print(f"  moved to {written.quarantine_path}: {written.quarantined} pieces of damage ({written.quarantined_bytes} bytes)")

@@ -5,7 +5,8 @@ pretty-printed JSON: :mod:`aptmem.sessionfile`) is refused with exit 2 before an
 on, so ``--repair`` never "repairs" it into an empty log.
 
 With ``--json`` the last line printed is one JSON object: the recovery report (``entries``,
-``damaged_lines``, ``torn_tail_bytes``, ``loadable``, ``repaired``, ``quarantined``, ...) plus
+``damaged_count``, ``damaged_lines`` (the first 1,000 of them), ``torn_tail_bytes``, ``loadable``,
+``repaired``, ``quarantined``, ...) plus
 ``file``, ``clean``, ``file_mode`` (e.g. ``"0600"``), ``file_mode_ok`` (False when group or
 others may read or write it: session files are 0600) and ``warnings`` (one line each). Exit 0 when
 the file is clean, 1 when damage was found (repaired or not), 2 on bad usage or input that is not
@@ -76,13 +77,15 @@ def _print_human(path: Path, report: RecoveryReport, good_lines: int, warnings: 
         print(f"{path}: clean, {report.entries} entries")
     else:
         found = []
-        if report.damaged_lines:
-            found.append(f"{_plural(len(report.damaged_lines), 'damaged line')} ({_short_list(report.damaged_lines)})")
+        if report.damaged_count:
+            found.append(f"{_plural(report.damaged_count, 'damaged line')} ({_short_list(report.damaged_lines, report.damaged_count)})")
         if report.torn_tail_bytes:
             found.append(f"a torn tail of {report.torn_tail_bytes} bytes at line {report.torn_tail_line}")
         print(f"{path}: {' and '.join(found)}; {_plural(good_lines, 'good line')}")
         for reason in report.damage_reasons[:20]:
             print(f"  {reason}")
+        if report.damaged_count > 20:
+            print(f"  ... and {report.damaged_count - 20} more damaged lines")
         if report.loadable:
             print(f"  mode {report.mode}: keeps {report.entries} entries, discards {report.discarded_bytes} bytes")
         else:
@@ -99,9 +102,9 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _short_list(numbers: list[int], limit: int = 10) -> str:
+def _short_list(numbers: list[int], total: int, limit: int = 10) -> str:
     shown = ", ".join(map(str, numbers[:limit]))
-    return shown + (f", ... ({len(numbers) - limit} more)" if len(numbers) > limit else "")
+    return shown + (f", ... ({total - limit} more)" if total > limit else "")
 
 
 class _writer_lock:

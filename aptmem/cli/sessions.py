@@ -74,7 +74,7 @@ def run_cat(args: argparse.Namespace) -> int:
     out.flush()
     report = scan.report
     if not report.clean:
-        print(f"aptmem: {path}: skipped damage: {len(report.damaged_lines)} damaged line(s), a torn tail of "
+        print(f"aptmem: {path}: skipped damage: {report.damaged_count} damaged line(s), a torn tail of "
               f"{report.torn_tail_bytes} bytes (run 'aptmem fsck' for details)", file=sys.stderr)
     return 0
 
@@ -102,7 +102,7 @@ def run_stats(args: argparse.Namespace) -> int:
         "bytes_on_disk": path.stat().st_size,
         "first_ts": first_ts,
         "last_ts": last_ts,
-        "damaged_lines": len(report.damaged_lines),
+        "damaged_lines": report.damaged_count,
         "torn_tail_bytes": report.torn_tail_bytes,
     }
     if args.json:

@@ -5,5 +5,7 @@
   call from its result.
 * :mod:`~aptmem.compaction.planner`: deciding what to keep, what to summarize and what to shorten.
 * :mod:`~aptmem.compaction.extractive` / :mod:`~aptmem.compaction.llm`: the summarizers.
-* :mod:`~aptmem.compaction.persist`: writing a compaction, by ``rewrite`` or by ``append``.
+* :mod:`~aptmem.compaction.compactor`: building the compaction entry, and how a live context is
+  shown; the store writes it (``append`` or ``rewrite``) under the session's writer lock
+  (:meth:`aptmem.store.SessionStore.compact`).
 """

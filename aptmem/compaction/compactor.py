@@ -1,13 +1,21 @@
-"""Running a compaction: plan it, summarize, build the compaction entry, persist it.
+"""Running a compaction: plan it, summarize, build the compaction entry; how it is shown.
 
-Two ways to persist, both crash-safe:
+Persisting is the store's job, under the session's writer lock
+(:meth:`aptmem.store.SessionStore.compact`): the live context is read, planned and written
+while no one else can append, so nothing appended meanwhile is lost. Two ways, both crash-safe:
 
-* ``append``: one line, the compaction entry, is appended; it names the first kept entry and
-  the entries to show shortened. The full history stays on disk (as Claude Code and pi do). The
-  append is one ``os.write`` of one line, so a crash leaves the old session or the new one; a
-  torn marker is a torn tail that recovery cuts.
-* ``rewrite``: the session becomes the compaction entry plus the kept entries (shortened where
-  planned), through the store's atomic ``replace`` (temp file, fsync, rename, folder fsync).
+* ``append``: one line, the compaction entry, is appended. It names the entries it keeps by
+  position: ``kept_before`` N, the N entries nearest before it that are not compactions
+  (whether or not they carry ids), and the kept entries shown shortened by their position
+  (``truncated_at``). The full history stays on disk (as Claude Code and pi do). A torn marker
+  is a torn tail that recovery cuts.
+* ``rewrite``: the session becomes the compaction entry (``kept_before`` 0) followed by the
+  kept entries, copied byte for byte (shortening is a view, recorded in ``truncated_at`` as for
+  ``append``), through an atomic replace; entries no summary stands for (metadata, unknown
+  types) are carried over before the marker, damage goes to the quarantine.
+
+A compaction with nothing to summarize and nothing to shorten writes nothing: its result has
+``entry`` None and says why in ``reason``.
 """
 
 from __future__ import annotations
@@ -21,20 +29,31 @@ from aptmem.compaction.policy import CompactionPolicy
 from aptmem.compaction.shorten import shorten_entry
 from aptmem.compaction.summarizer import Summarizer
 from aptmem.entries import Compaction, Entry, now_ms
-from aptmem.store import SessionStore
+from aptmem.store import CompactionWritten
 
-__all__ = ["CompactionResult", "build_compaction", "persist_compaction", "apply_truncations"]
+__all__ = ["CompactionResult", "apply_truncations", "build_compaction", "live_truncations"]
 
 
 @dataclass
 class CompactionResult:
-    """A compaction ready to persist: the entry, the new live context, and the figures."""
+    """A compaction: the entry, the new live context (as shown), the figures, what was written.
 
-    entry: Compaction
-    live: list[Entry]  # the new live context: the compaction entry, then the kept entries
+    ``entry`` is None when there was nothing to compact (``reason`` says why); ``written`` is
+    what the store did, once it did it (None before, and when nothing was written).
+    """
+
+    entry: Compaction | None
+    live: list[Entry]
     plan: CompactionPlan
     tokens_before: int
     tokens_after: int
+    reason: str | None = None
+    written: CompactionWritten | None = None
+
+    @property
+    def changed(self) -> bool:
+        """Whether the compaction changes the session (it has an entry to write)."""
+        return self.entry is not None
 
 
 def build_compaction(
@@ -46,21 +65,36 @@ def build_compaction(
     count_text: Callable[[str], int],
     count_entry: Callable[[Entry], int],
     fixed_tokens: int,
+    stored: Sequence[Entry] | None = None,
 ) -> CompactionResult:
-    """Plan and summarize a compaction of ``live``; nothing is written yet."""
+    """Plan and summarize a compaction of ``live`` (as shown; ``stored``: as stored); nothing is written.
+
+    ``counts[i]`` is the token count of ``live[i]``. Returns a result without an entry when
+    nothing would be summarized or shortened.
+    """
+    stored = list(live) if stored is None else list(stored)
     tokens_before = fixed_tokens + sum(counts)
-    plan = plan_compaction(live, counts, policy=policy, fixed_tokens=fixed_tokens, count_entry=count_entry)
+    plan = plan_compaction(live, counts, policy=policy, fixed_tokens=fixed_tokens, count_entry=count_entry,
+                           originals=stored)
+    if not plan.summarized and not plan.truncated:
+        body = len(live) - (plan.previous_summary is not None)
+        reason = (f"nothing to summarize: the {body} entries of the live context are the {plan.kept_turns} "
+                  f"turns kept verbatim, and none needs shortening")
+        return CompactionResult(entry=None, live=list(live), plan=plan, tokens_before=tokens_before,
+                                tokens_after=tokens_before, reason=reason)
     summary = summarizer.summarize(plan.summarized, previous=plan.previous_summary,
                                    budget=policy.summary_budget, count=count_text)
     notes = list(plan.notes)
+    shown = _carried_truncations(stored, plan)
     entry = Compaction(
         summary=summary,
-        first_kept=plan.kept[0].id if plan.kept else None,
+        first_kept=plan.kept[0].id if plan.kept and policy.persist == "append" else None,
         tokens_before=tokens_before,
         notes=notes,
         summarized=len(plan.summarized),
         kept_turns=plan.kept_turns,
-        truncated=_truncations(live, plan) if policy.persist == "append" else {},
+        kept_before=len(plan.kept) if policy.persist == "append" else 0,
+        truncated_at=shown,
         ts=now_ms(),
         id=f"compaction-{uuid.uuid4().hex[:16]}",
     )
@@ -72,31 +106,32 @@ def build_compaction(
                             tokens_before=tokens_before, tokens_after=tokens_after)
 
 
-def _truncations(live: Sequence[Entry], plan: CompactionPlan) -> dict[str, int]:
-    """What the new marker shortens: this plan's cuts, and the previous marker's cuts of entries it keeps.
-
-    A kept entry the previous compaction shortened is shown shortened; the new marker must say so
-    too, or a reopened session would show it whole (only the latest marker is read back).
-    """
-    previous = live[0].truncated if live and isinstance(live[0], Compaction) else {}
-    kept_ids = {e.id for e in plan.kept if e.id is not None}
-    carried = {k: v for k, v in previous.items() if k in kept_ids}
-    return {**carried, **{k: min(v, carried.get(k, v)) for k, v in plan.truncated.items()}}
+def _carried_truncations(stored: Sequence[Entry], plan: CompactionPlan) -> dict[int, int]:
+    """How the new compaction shows its kept entries: newly shortened ones as planned, and ones
+    the previous compaction showed shortened (and that stay kept) as it did."""
+    previous = live_truncations(stored)
+    first = len(stored) - len(plan.kept)
+    shown = {i: previous[first + i] for i in range(len(plan.kept)) if first + i in previous}
+    shown.update(plan.truncated)
+    return dict(sorted(shown.items()))
 
 
-def persist_compaction(store: SessionStore, session_id: str, result: CompactionResult, way: str) -> None:
-    """Write a compaction the chosen way (``append`` or ``rewrite``)."""
-    if way == "append":
-        store.append(session_id, result.entry)
-    elif way == "rewrite":
-        store.replace(session_id, result.live)
-    else:
-        raise ValueError(f"unknown way to persist a compaction: {way!r} (append or rewrite)")
+def live_truncations(live: Sequence[Entry]) -> dict[int, int]:
+    """Which entries of a live context (as stored) its compaction shows shortened: index in
+    ``live`` -> characters kept. Positions (``truncated_at``) or, from older writers, ids."""
+    if not live or not isinstance(live[0], Compaction):
+        return {}
+    marker = live[0]
+    if marker.truncated_at:
+        return {1 + i: keep for i, keep in marker.truncated_at.items() if 1 + i < len(live)}
+    if marker.truncated:
+        return {i: marker.truncated[e.id] for i, e in enumerate(live) if i and e.id in marker.truncated}
+    return {}
 
 
 def apply_truncations(live: Sequence[Entry]) -> list[Entry]:
-    """Show a live context as its compaction asked: named entries shortened (append layout)."""
-    if not live or not isinstance(live[0], Compaction) or not live[0].truncated:
+    """Show a live context (as stored) as its compaction asked: the entries it names shortened."""
+    shown = live_truncations(live)
+    if not shown:
         return list(live)
-    keep = live[0].truncated
-    return [shorten_entry(e, keep[e.id]) if e.id in keep else e for e in live]
+    return [shorten_entry(e, shown[i]) if i in shown else e for i, e in enumerate(live)]

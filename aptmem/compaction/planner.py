@@ -33,7 +33,7 @@ class CompactionPlan:
     kept_tokens: int
     kept_turns: int
     turns: int
-    truncated: dict[str, int] = field(default_factory=dict)  # entry id -> characters kept
+    truncated: dict[int, int] = field(default_factory=dict)  # index in ``kept`` -> characters kept
     oversized: list[str] = field(default_factory=list)  # ids (or positions) of entries > window
     notes: list[str] = field(default_factory=list)
 
@@ -45,12 +45,20 @@ def plan_compaction(
     policy: CompactionPolicy,
     fixed_tokens: int,
     count_entry: Callable[[Entry], int],
+    originals: Sequence[Entry] | None = None,
 ) -> CompactionPlan:
-    """Plan the compaction of a live context (``counts[i]`` is the token count of ``live[i]``)."""
+    """Plan the compaction of a live context (``counts[i]`` is the token count of ``live[i]``).
+
+    ``live`` is the context as shown (entries an earlier compaction shortened are shown
+    shortened); ``originals``, if given, the same entries as stored: an entry shortened again
+    is shortened from its original, so the plan's copy is what the new compaction's positions
+    produce when the session is read back.
+    """
     previous = live[0].summary if live and isinstance(live[0], Compaction) else None
     offset = 1 if previous is not None else 0
     body = list(live[offset:])
     body_counts = list(counts[offset:])
+    stored = list(originals[offset:]) if originals is not None else body
     oversized = [_name(e, i) for i, (e, n) in enumerate(zip(body, body_counts)) if n > policy.window]
 
     turns = split_turns(body)
@@ -79,9 +87,9 @@ def plan_compaction(
     kept = body[first_kept:]
     kept_counts = body_counts[first_kept:]
 
-    truncated: dict[str, int] = {}
+    truncated: dict[int, int] = {}
     if kept_tokens > room:
-        kept, kept_counts, truncated, shortened_notes = _shorten_to_fit(kept, kept_counts, room, count_entry)
+        kept, kept_counts, truncated, shortened_notes = _shorten_to_fit(kept, stored[first_kept:], kept_counts, room, count_entry)
         kept_tokens = sum(kept_counts)
         notes.extend(shortened_notes)
     if oversized:
@@ -104,11 +112,15 @@ def _name(entry: Entry, index: int) -> str:
 
 
 def _shorten_to_fit(
-    kept: list[Entry], counts: list[int], room: int, count_entry: Callable[[Entry], int]
-) -> tuple[list[Entry], list[int], dict[str, int], list[str]]:
-    """Shorten the largest texts (tool output first) until the kept entries fit ``room`` tokens."""
+    kept: list[Entry], stored: list[Entry], counts: list[int], room: int, count_entry: Callable[[Entry], int]
+) -> tuple[list[Entry], list[int], dict[int, int], list[str]]:
+    """Shorten the largest texts (tool output first) until the kept entries fit ``room`` tokens.
+
+    ``kept`` is as shown, ``stored`` the same entries as stored: each shortened copy is cut from
+    the stored entry, and its position in ``kept`` names it in the result (ids are optional).
+    """
     kept, counts = list(kept), list(counts)
-    truncated: dict[str, int] = {}
+    truncated: dict[int, int] = {}
     notes: list[str] = []
     order = sorted(
         (i for i, e in enumerate(kept) if shortenable_text(e)),
@@ -125,14 +137,13 @@ def _shorten_to_fit(
         text = shortenable_text(entry) or ""
         keep = int(len(text) * goal / max(before, 1))
         for _ in range(4):  # characters per token vary inside a text: converge in a few steps
-            candidate, used = shorten_entry(entry, keep), keep
+            candidate, used = shorten_entry(stored[index], keep), keep
             after = count_entry(candidate)
             if after <= goal or keep == 0:
                 break
             keep = int(keep * goal / after * 0.95)
         kept[index], counts[index] = candidate, after
-        if entry.id is not None:
-            truncated[entry.id] = used  # what the kept copy was cut to (the loop may end a step further)
+        truncated[index] = used  # what the kept copy was cut to (the loop may end a step further)
         notes.append(f"shortened {type(entry).__name__} {_name(entry, index)} from {before} to {after} tokens")
     if sum(counts) > room:
         notes.append(f"the kept turn still takes {sum(counts)} tokens, over the {room} left for it")

@@ -1,7 +1,8 @@
 """Shortening an oversized entry with a visible marker, the same way every time.
 
-The same function makes the shortened copy written by a ``rewrite`` compaction and the view an
-``append`` compaction asks for (entry id -> characters kept), so both read the same.
+A compaction never shortens an entry on disk, whichever way it is persisted: it records which
+kept entries to show shortened (their position -> characters kept, ``truncated_at``) and this
+function makes the view from the stored entry, the same way every time.
 """
 
 from __future__ import annotations

@@ -127,6 +127,13 @@ class ContextTally:
         self._memo, self._builder, self._entries = memo, builder, entries
         return self.total
 
+    def counts_of(self, entries: Iterable[Entry]) -> list[int]:
+        """Each of ``entries``' count as this tally would have it, texts it knows not counted again
+        (a compaction planning from a fresh read of the store); the tally itself is unchanged."""
+        builder = ContextBuilder(self._fixed, count=_Memo(self.estimator, self._memo.known))
+        builder.extend(entries)
+        return list(builder.counts)
+
     def recount(self) -> int:
         """Count every entry afresh (a check; the tally itself never needs it); return that total."""
         builder = ContextBuilder(self._fixed, count=self.estimator.count)

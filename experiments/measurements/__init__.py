@@ -26,6 +26,7 @@ def _registry() -> tuple[Measurement, ...]:
     """Every measurement, in report order: one line each."""
     from experiments.measurements.anatomy import Anatomy
     from experiments.measurements.compaction import Compaction
+    from experiments.measurements.compaction_race import CompactionRace
     from experiments.measurements.concurrency import Concurrency
     from experiments.measurements.crash import Crash
     from experiments.measurements.crash_explore import CrashExplore
@@ -43,6 +44,7 @@ def _registry() -> tuple[Measurement, ...]:
         Crash(),
         CrashExplore(),
         Concurrency(),
+        CompactionRace(),
         Hostile(),
         Anatomy(),
         Fuzz(),

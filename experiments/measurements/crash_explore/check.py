@@ -6,14 +6,16 @@ of its own per state, with an alarm so a hang counts as not loadable instead of 
 
 The operation's *versions* are the histories a correct recovery may return: for ``append``, the
 session before it plus the first ``j`` appended entries (``j = 0 .. appends``); for a compaction,
-the session before it (``old``) or after it (``new``), nothing in between. Entries are compared
+the session before it (``old``) or after it (``new``), nothing in between; for a compaction amid
+appends, the session before plus the first ``j`` entries of the first half, then the compacted
+session plus the first ``j`` of the second half (each acknowledgement moves one version on). Entries are compared
 exactly (digest of the JSONL line). What the promise (``capabilities.durability``) requires at a
 crash point (:func:`promised_version`):
 
 * ``per_append``: the session before the operation, every append acknowledged, a compaction once
-  it returned;
+  it returned (amid appends: the version of every acknowledgement so far);
 * ``batch``: the session before the operation, and what a sync covered (everything once the store
-  was closed, which syncs);
+  was closed, which syncs; amid appends, the session before until then);
 * ``process`` / ``none``: nothing: a power loss is outside the promise; losses are reported
   (``lost_acked``) but are not violations.
 
@@ -65,17 +67,23 @@ class Expectation:
     def build(cls, operation: str, durability: str, old: Sequence[Sequence[Any]], new: Sequence[Sequence[Any]],
               intended: Sequence[Sequence[Any]], modes_offered: int) -> "Expectation":
         """From the child's histories (``[digest, id]`` pairs)."""
-        before = tuple(d for d, _ in old)
+        before, after = tuple(d for d, _ in old), tuple(d for d, _ in new)
+        extra = tuple(d for d, _ in intended)
         if operation == "append":
-            extra = tuple(d for d, _ in intended)
             versions = tuple(before + extra[:j] for j in range(len(extra) + 1))
-            if versions[-1] != tuple(d for d, _ in new):
+            if versions[-1] != after:
                 raise RuntimeError("the session after the appends is not the one before plus the entries appended")
+        elif operation == "compaction_amid_appends":
+            first, second = extra[: len(extra) // 2], extra[len(extra) // 2 :]
+            compacted = after[: len(after) - len(second)]
+            if after[len(compacted) :] != second:
+                raise RuntimeError("the session after the compaction does not end with the entries appended after it")
+            versions = (*(before + first[:j] for j in range(len(first) + 1)),
+                        *(compacted + second[:j] for j in range(len(second) + 1)))
         else:
-            versions = (before, tuple(d for d, _ in new))
+            versions = (before, after)
         ids = frozenset(i for pairs in (old, new, intended) for _, i in pairs if i is not None)
-        return cls(operation, durability, versions, ids, len(before),
-                   len(intended) if operation == "append" else 0, modes_offered)
+        return cls(operation, durability, versions, ids, len(before), len(intended), modes_offered)
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,9 @@ def promised_version(exp: Expectation, acked: int, synced: int) -> int | None:
     """
     if exp.durability not in ("per_append", "batch"):
         return None
+    if exp.operation == "compaction_amid_appends":
+        last = len(exp.versions) - 1
+        return min(acked, last) if exp.durability == "per_append" or acked > last else 0
     if exp.operation == "append":
         done = min(acked, exp.appends)
         if exp.durability == "per_append" or acked > exp.appends:  # closed: a batch store synced
@@ -110,10 +121,13 @@ def promised_version(exp: Expectation, acked: int, synced: int) -> int | None:
 
 
 def _acked_version(exp: Expectation, acked: int) -> int:
-    return min(acked, exp.appends) if exp.operation == "append" else min(acked, 1)
+    return min(acked, len(exp.versions) - 1)
 
 
 def _label(exp: Expectation, index: int) -> str:
+    if exp.operation == "compaction_amid_appends":
+        half = exp.appends // 2
+        return f"old+{index}" if index <= half else f"new+{index - half - 1}"
     if exp.operation != "append":
         return ("old", "new")[index]
     return "old" if index == 0 else f"+{index}"

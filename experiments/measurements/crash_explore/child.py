@@ -8,7 +8,13 @@ recorder running, opens a fresh store and does one operation:
   returns), then ``store.close()`` (one more acknowledgement: a ``batch`` store syncs there);
 * ``compaction_append`` / ``compaction_rewrite``: a :class:`aptmem.session.Session` over the
   store compacts now (``Session.compact``, the ``append`` or ``rewrite`` way to persist), then the
-  store is closed (acknowledgements: the compaction returned; the store closed).
+  store is closed (acknowledgements: the compaction returned; the store closed);
+* ``compaction_amid_appends``: a compaction interleaved with a concurrent writer. A writer's store
+  is opened first and appends the first half of ``appends`` entries; a second store (the
+  compactor's) rewrites the session (``Session.compact``, the ``rewrite`` way: the one that
+  replaces the file under the writer's open descriptor); the writer appends the rest; both
+  close (acknowledgements: each append, the compaction, the closes). Only for strategies safe for
+  several processes (two stores on one session stand for two processes).
 
 Two recorders: :class:`ModelRecorder` (the writer's Python-level calls, through
 :class:`experiments.core.crashsim.fs_model.FsModel`, in a forked child) and :class:`MarkRecorder` (for a
@@ -35,11 +41,15 @@ from experiments.core.crashsim.recovery import digest
 from experiments.core.strategy import StoreSpec, build_store
 from experiments.measurements.crash_explore.protocol import OperationJob
 
-__all__ = ["OPERATIONS", "Recording", "Recorder", "ModelRecorder", "MarkRecorder", "run_operation", "read_files",
+__all__ = ["APPENDING", "CONCURRENT", "OPERATIONS", "Recording", "Recorder", "ModelRecorder", "MarkRecorder", "run_operation", "read_files",
            "record_in_fork"]
 
 #: The operations recorded, in report order.
-OPERATIONS = ("append", "compaction_append", "compaction_rewrite")
+OPERATIONS = ("append", "compaction_append", "compaction_rewrite", "compaction_amid_appends")
+#: The operations that append entries of the workload (``appends`` of them) besides the session before.
+APPENDING = ("append", "compaction_amid_appends")
+#: The operations that need two stores on one session at once (strategies safe for several processes only).
+CONCURRENT = ("compaction_amid_appends",)
 
 
 class Recording(msgspec.Struct, kw_only=True):
@@ -142,7 +152,7 @@ def _history(spec: StoreSpec, root: str, sid: str) -> list[tuple[str, str | None
         store.close()
 
 
-def _compact(job: OperationJob, store: SessionStore, recorder: Recorder, way: str) -> None:
+def _compact(job: OperationJob, store: SessionStore, recorder: Recorder, way: str, handed: int) -> None:
     from aptmem.compaction.policy import CompactionPolicy
     from aptmem.session import Session
     from aptmem.tokens import get_estimator
@@ -150,9 +160,17 @@ def _compact(job: OperationJob, store: SessionStore, recorder: Recorder, way: st
     unit = job.unit
     policy = CompactionPolicy(window=unit.window, keep_turns=unit.keep_turns, persist=way)  # type: ignore[arg-type]
     session = Session(store, unit.session_id, policy=policy, estimator=get_estimator(unit.estimator))
-    recorder.handed(unit.entries + 1)
+    recorder.handed(handed)
     session.compact()
     recorder.ack()
+
+
+def _append(store: SessionStore, sid: str, entries: list, first: int, recorder: Recorder) -> None:
+    """Append ``entries`` one by one (numbered from ``first``), each acknowledged when it returns."""
+    for number, entry in enumerate(entries, first):
+        recorder.handed(number)
+        store.append(sid, entry)
+        recorder.ack()
 
 
 def run_operation(job: OperationJob, recorder: Recorder) -> Recording:
@@ -160,7 +178,7 @@ def run_operation(job: OperationJob, recorder: Recorder) -> Recording:
     before (``old``) and after (``new``), the entries meant (``intended``) and the final files."""
     unit = job.unit
     spec, root, sid = unit.strategy.store, job.root, unit.session_id
-    total = unit.entries + (unit.appends if unit.operation == "append" else 0)
+    total = unit.entries + (unit.appends if unit.operation in APPENDING else 0)
     entries = unit.workload.entries()
     if len(entries) < total:
         raise ValueError(f"the workload has {len(entries)} entries; the operation needs {total}")
@@ -176,12 +194,16 @@ def run_operation(job: OperationJob, recorder: Recorder) -> Recording:
     recorder.begin()
     store = build_store(spec, root)
     if unit.operation == "append":
-        for number, entry in enumerate(extra, len(prefix) + 1):
-            recorder.handed(number)
-            store.append(sid, entry)
-            recorder.ack()
+        _append(store, sid, extra, len(prefix) + 1, recorder)
+    elif unit.operation == "compaction_amid_appends":
+        half = len(extra) // 2
+        _append(store, sid, extra[:half], len(prefix) + 1, recorder)
+        compactor = build_store(spec, root)
+        _compact(job, compactor, recorder, "rewrite", len(prefix) + half + 1)
+        _append(store, sid, extra[half:], len(prefix) + half + 1, recorder)
+        compactor.close()
     else:
-        _compact(job, store, recorder, unit.operation.removeprefix("compaction_"))
+        _compact(job, store, recorder, unit.operation.removeprefix("compaction_"), unit.entries + 1)
     store.close()
     recorder.ack()
     recorder.end()

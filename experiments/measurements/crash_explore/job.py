@@ -33,7 +33,7 @@ from aptmem.store import RECOVERY_MODES
 from experiments.core.runfolder import LEADING_COLUMNS, RunFolder, RunMeta, read_measurement
 from experiments.core.strategy import StrategySpec, capabilities
 from experiments.measurements.crash_explore.check import VIOLATIONS
-from experiments.measurements.crash_explore.child import OPERATIONS
+from experiments.measurements.crash_explore.child import APPENDING, CONCURRENT, OPERATIONS
 from experiments.measurements.crash_explore.protocol import ExploreUnit, UnitResult
 from experiments.measurements.crash_explore.settings import CrashExploreSettings
 from experiments.measurements.crash_explore.states import KINDS
@@ -49,7 +49,7 @@ TABLES = ("crash_states", "crash_state_examples")
 STATES_SCHEMA: dict[str, pl.DataType] = {
     **LEADING_COLUMNS,  # strategy, family, variant, durable
     "durability": pl.String(),  # capabilities.durability: per_append | batch | process | none
-    "operation": pl.String(),  # append | compaction_append | compaction_rewrite
+    "operation": pl.String(),  # append | compaction_append | compaction_rewrite | compaction_amid_appends
     "kind": pl.String(),  # crash state kind: prefix | torn | torn_zero | zero | dropped | reordered | undone
     "mode": pl.String(),  # the recovery mode the states were recovered in
     "default_mode": pl.Boolean(),  # mode is the strategy's default (what an agent gets)
@@ -118,10 +118,14 @@ def _units(strategies: Sequence[StrategySpec], settings: CrashExploreSettings, w
                                                               "violations": strategy.explain.violations},
                        "spec": strategy}
         for operation in settings.operations:
+            if operation in CONCURRENT and not caps.multi_process_safe:
+                skipped.append({"strategy": name, "operation": operation,
+                                "reason": "not safe for several processes (multi_process_safe is false): no concurrent writer"})
+                continue
             units.append(ExploreUnit(
                 strategy=strategy, operation=operation, session_id=_session_id(name), entries=settings.entries,
                 appends=settings.appends,
-                workload=WorkloadRequest.of(workload, settings.entries + settings.appends * (operation == "append")),
+                workload=WorkloadRequest.of(workload, settings.entries + settings.appends * (operation in APPENDING)),
                 window=settings.window, keep_turns=settings.keep_turns, estimator=settings.estimator,
                 scratch=str(base / f"{name}-{operation}"), modes=modes, modes_offered=len(offered),
                 torn_max=settings.torn_max, max_subsets=settings.max_subsets, max_states=settings.max_states,
@@ -196,7 +200,7 @@ def _tables(results: list[UnitResult], facts: dict[str, Any], settings: CrashExp
                          "enumerated": row["enumerated"], "states": row["states"], **{c: row[c] for c in COUNTS},
                          "ops": result.info["ops"],
                          "tracer": fact["tracer"], "entries": settings.entries,
-                         "appends": settings.appends if result.operation == "append" else 0,
+                         "appends": settings.appends if result.operation in APPENDING else 0,
                          "torn_max": settings.torn_max, "max_subsets": settings.max_subsets,
                          "max_states": settings.max_states, "seed": settings.seed,
                          "commit": meta.commit, "machine": meta.machine})

@@ -11,11 +11,11 @@ from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 from experiments.core.strategy import load_strategy, strategy_names
 from experiments.measurements.crash_explore.check import VIOLATIONS
+from experiments.measurements.crash_explore.child import OPERATIONS as _OPERATIONS
 from experiments.measurements.crash_explore.job import read_tables
 
 __all__ = ["crash_explore_figure", "crash_explore_section", "per_operation"]
 
-_OPERATIONS = ("append", "compaction_append", "compaction_rewrite")
 _KINDS = ("prefix", "torn", "torn_zero", "zero", "dropped", "reordered", "undone")
 
 def _explanations(notes: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -111,7 +111,7 @@ def crash_explore_figure(df: pl.DataFrame, path: Path) -> Path:
     table = per_operation(df)
     names = table["strategy"].unique(maintain_order=True).to_list()
     operations = [o for o in _OPERATIONS if o in set(table["operation"])]
-    colours = {"append": "#4c72b0", "compaction_append": "#55a868", "compaction_rewrite": "#c44e52"}
+    colours = {"append": "#4c72b0", "compaction_append": "#55a868", "compaction_rewrite": "#c44e52", "compaction_amid_appends": "#8172b2"}
     height = 0.8 / max(1, len(operations))
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 0.55 * len(names) + 2.2), sharey=True)
     for j, operation in enumerate(operations):
@@ -203,7 +203,10 @@ def crash_explore_section(run_dir: Path) -> str | None:
         "",
         f"- **What**: for each strategy, the file operations of an append ({s['appends']} entries appended to a "
         f"session of {s['entries']}, then the store closed) and of a compaction persisted both ways (`append`: a "
-        "marker appended; `rewrite`: the file replaced), recorded as the strategy issued them: "
+        "marker appended; `rewrite`: the file replaced) and of a rewrite compaction amid a concurrent writer's appends "
+        "(`compaction_amid_appends`: a writer's store, opened first, appends half its entries, a second store "
+        "rewrites the session, the writer appends the rest; strategies safe for several processes), recorded as the "
+        "strategy issued them: "
         f"{notes['tracers']['fs_model']}; for strategies declaring the strace tracer, {notes['tracers']['strace']}. Replaying every recorded "
         "operation gives back the files the operation left, byte for byte (checked for each).",
         f"- **The model**: {notes['model']}",
@@ -259,6 +262,7 @@ def crash_explore_section(run_dir: Path) -> str | None:
         lines += ["### Expected failures of the baselines, and why", "", *expected, ""]
     lines += ["### Violations", "", _violations(df, examples, explain), ""]
     if notes["skipped"]:
-        lines += ["### Not explored", "", *(f"- `{i['strategy']}`: {i['reason']}" for i in notes["skipped"]), ""]
+        lines += ["### Not explored", "", *(f"- `{i['strategy']}`" + (f" ({i['operation']})" if i.get("operation") else "")
+                                            + f": {i['reason']}" for i in notes["skipped"]), ""]
     return "\n".join(lines)
 

@@ -379,4 +379,4 @@ def permission_cases() -> Iterator[Case]:
     yield Case(cat, "create a session", "aptmem new", "refused", locked_down(lambda s: cli(s, "new", "--root", str(s.root))))
     yield Case(cat, "compaction rewrite", "aptmem compact --persist rewrite", "refused",
                locked_down(lambda s: cli(s, "compact", str(s.log()), "--window", "1000", "--force", "--persist", "rewrite",
-                                         "--tier", "rough", "--no-confirm")))
+                                         "--keep-turns", "1", "--tier", "rough", "--no-confirm")))
