@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -104,3 +105,32 @@ def test_keyword_ranking_finds_english_and_chinese_and_prefers_the_newer_on_a_ti
                                              ("export ATLAS_DB_URL=postgres://db1.internal:5432/atlas", "postgres://db1.internal:5432/atlas")])
 def test_a_setting_line_of_a_config_file_is_a_statement(line: str, value: str) -> None:
     assert value in _values(line)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # Cue forms written from general usage (not the workload's templates).
+    ("The payments repo is maintained by Lena Park.", "Lena Park"),
+    ("payments服务由孙立新维护。", "孙立新"),
+    ("Going forward, only use ruff for linting.", "Going forward, only use ruff for linting."),
+    ("We went with Temporal for the workflows: retries come for free.",
+     "We went with Temporal for the workflows: retries come for free."),
+])
+def test_general_cue_forms_of_names_preferences_and_decisions_are_found(text: str, value: str) -> None:
+    assert value in _values(text, by_user=True)
+
+
+def test_an_update_that_names_the_old_value_supersedes_exactly_the_fact_holding_it() -> None:
+    from aptmem.memory.kv_dict import merge_facts
+
+    said = ['psycopg = "==7.45.12"  # keep', "uvicorn 4.11.5 is the last release that works for us.",
+            "Bumped psycopg from 7.45.12 to 2.29.13 after the fix landed upstream.",
+            "Bumped uvicorn from 4.11.5 to 5.56.14 after the fix landed upstream."]
+    records: list = []
+    for ts, text in enumerate(said):
+        records = merge_facts(records, [msgspec.structs.replace(f, ts=ts)
+                                        for s in statements(text) for f in facts_of(s, by_user=True)], 100)
+    by_value = {r.value: [b.value for b in r.before] for r in records}
+    assert by_value == {"2.29.13": ["7.45.12"], "5.56.14": ["4.11.5"]}, by_value
+    moved = _fact("Bumped httpx from 1.2.3 to 1.3.0 after the fix landed upstream.")
+    assert moved.replaces == "1.2.3"
+    assert update_target(moved, [_fact("uvicorn 4.11.5 is the last release that works for us.")], {}) is None

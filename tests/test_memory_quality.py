@@ -13,7 +13,7 @@ import pytest
 from aptmem.entries import encode_line
 from aptmem.tokens import render_entry
 from experiments.measurements.memory_quality.job import MemoryQualitySettings, run_memory_quality
-from experiments.measurements.memory_quality.scorer import Judged, Unit, judge, packet, units
+from experiments.core.knowledge import Judged, Unit, judge, packet, units
 from experiments.measurements.memory_quality.report import memory_section, targets
 from experiments.measurements.memory_quality.tables import ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA, TABLES
 from experiments.measurements.memory_quality.workload import WorkloadShape, build_workload
@@ -111,9 +111,30 @@ def test_none_and_full_history_bracket_the_others_and_the_section_says_so(small_
     assert bracket["met"].to_list() == [True, True]
     text = memory_section(small_run)
     assert text.startswith("## Memory: what the agent still knows") and "memory_frontier.png" in text
-    assert (small_run / "memory_frontier.png").stat().st_size > 10_000
+    assert "](figures/memory_frontier.png)" in text and (small_run / "figures" / "memory_frontier.png").stat().st_size > 10_000
+    checks = pl.read_parquet(small_run / "memory_checks.parquet")
+    assert checks.filter(pl.col("present") & ~pl.col("fresh_present")).height == 0, "all answers present: the fresh ones too"
     for strategy in ("none", "full_history", "salient", "kv_dict"):
         assert f"| {strategy} |" in text
+
+
+def test_the_independent_generator_is_seeded_unambiguous_and_shares_no_phrasing_with_the_planted_one() -> None:
+    from experiments.measurements.memory_quality.independent import _KINDS, build_independent
+    from experiments.measurements.memory_quality.kinds import KINDS
+
+    shape = WorkloadShape(sessions=2, turns=8, facts=12, updates=3)
+    one, two = build_independent(shape, 5), build_independent(shape, 5)
+    assert [b"".join(map(encode_line, s)) for s in one.sessions] == [b"".join(map(encode_line, s)) for s in two.sessions]
+    texts = {e.id: render_entry(e) for s in one.sessions for e in s}
+    everything = "\n".join(texts.values())
+    assert {i.type for i in one.items} == {"fact", "update", "update_before"}, "seed 5"
+    for item in one.items:
+        evidence = "\n".join(texts[e] for e in item.evidence)
+        assert all(everything.count(a) == evidence.count(a) > 0 for a in item.answers), f"seed 5 {item.id}"
+    planted = {t for kind in KINDS for said in (kind.dev, kind.heldout)
+               for t in (*said.prose, *said.update, *said.comment, *said.log)}
+    mine = {t for kind in _KINDS for t in (*(said[2] for said in kind.said), *kind.update)}
+    assert not planted & mine
 
 
 class _EchoApi(BaseHTTPRequestHandler):

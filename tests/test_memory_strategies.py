@@ -125,6 +125,24 @@ def test_kv_dict_keeps_facts_in_the_sidecar_and_an_update_supersedes_only_its_ow
         assert "Working state" not in system, "the strategy's own keys are not dumped as JSON"
 
 
+def test_kv_dict_shows_the_records_a_question_asks_about_even_when_others_fill_its_budget() -> None:
+    from aptmem.memory.kv_dict import KeyValueMemory
+    from aptmem.working_memory import SessionMeta
+
+    count = get_estimator("medium").count
+    noise = [FactRecord(value=f"{i:05d}", shape="number", text=f"worker-{i} retried job {i:05d}", subject=[f"worker-{i}"],
+                        anchors=["job", "retried"], salience=20.0, since=i) for i in range(400)]
+    wanted = FactRecord(value="dk_5d250efb8f794e", shape="key", text="raven deploy key: dk_5d250efb8f794e", subject=["raven"],
+                        anchors=["deploy", "key"], salience=1.0, since=0)
+    meta = SessionMeta(session_id=new_session_id(), created=0, updated=0,
+                       working={FACTS_KEY: msgspec.to_builtins([*noise, wanted])})
+    memory = KeyValueMemory()
+    assert "dk_5d250efb8f794e" not in memory.system_text(meta, query="", window=8000, count=count)
+    assert "dk_5d250efb8f794e" in memory.system_text(meta, query="What is the deploy key of raven?", window=8000, count=count)
+    assert "dk_5d250efb8f794e" not in KeyValueMemory(query_records=0).system_text(
+        meta, query="What is the deploy key of raven?", window=8000, count=count)
+
+
 def test_kv_dict_and_hier_summary_need_a_sidecar(tmp_path: Path) -> None:
     for name in ("kv_dict", "hier_summary"):
         with JsonlStore(tmp_path / name) as store:
@@ -192,3 +210,32 @@ def test_the_command_line_replays_through_a_memory_strategy_into_a_root(tmp_path
     bad = subprocess.run([sys.executable, "-m", "aptmem", "replay", str(src), "--window", "8000", "--memory", "nope"],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "unknown memory strategy" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["kv_dict", "obs_mask", "hier_summary"])
+def test_aptmem_context_prints_what_the_strategy_puts_in_context_after_a_replay_into_a_root(name: str, tmp_path: Path) -> None:
+    from aptmem.context.openai import to_openai
+    from aptmem.memory.registry import STRATEGY_KEY
+    from experiments.core.knowledge import rendered
+
+    src = tmp_path / "src.jsonl"
+    src.write_bytes(generate(turns=30, seed=3).encode())
+    root = tmp_path / "root"
+    done = subprocess.run([sys.executable, "-m", "aptmem", "replay", str(src), "--window", "8000", "--memory", name,
+                           "--into", str(root), "--no-confirm", "--json"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    sid = json.loads(done.stdout.splitlines()[-1])["session_id"]
+    assert WorkingMemory(root, sid).get(STRATEGY_KEY)["name"] == name
+    shown = subprocess.run([sys.executable, "-m", "aptmem", "context", "--root", str(root), sid, "--format", "openai"],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert shown.returncode == 0, shown.stderr
+    with JsonlStore(root) as store:  # the session as the measurement opens and scores it
+        session = Session(store, sid, policy=CompactionPolicy(window=8000), estimator=MEDIUM,
+                          memory=WorkingMemory(root, sid), memory_strategy=memory_strategy(name))
+        assert json.loads(shown.stdout) == to_openai(session.context().rendered)
+        scored = "\n".join(text for _, text in rendered(session))
+    printed = json.loads(shown.stdout)["messages"]
+    assert printed[0]["role"] == "system" and printed[0]["content"] in scored
+    plain = subprocess.run([sys.executable, "-m", "aptmem", "context", "--root", str(root), sid, "--no-memory"],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert plain.returncode == 0 and (name != "kv_dict" or json.loads(plain.stdout) != json.loads(shown.stdout))

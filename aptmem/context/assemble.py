@@ -92,12 +92,32 @@ class Context:
         return "\n".join(parts)
 
 
+def _through_strategy(live: list[Any], sections: list[str], system_prompt: str,
+                      meta: SessionMeta | None) -> tuple[list[Any], list[str]]:
+    """The view and system sections of the memory strategy the sidecar names (else as given)."""
+    from aptmem.entries import User
+    from aptmem.memory.registry import recorded_strategy  # the strategies import this module
+    from aptmem.tokens.factory import get_estimator
+
+    recorded = recorded_strategy(meta)
+    if recorded is None:
+        return live, sections
+    strategy, record = recorded
+    view = strategy.shown(live, None) or live
+    query = next((e.content for e in reversed(view) if isinstance(e, User)), "")
+    extra = strategy.system_text(meta, query=query, window=record.window, count=get_estimator(record.tier, record.tokenizer).count)
+    return view, [part for part in (system_prompt, extra) if part]
+
+
 def read_context(path: str | os.PathLike[str], *, system_prompt: str = "", meta: SessionMeta | None = None,
                  count: Any = None, window: int = 0, mode: str = "skip") -> Context:
     """The live context of the session log at ``path`` (from its latest compaction on), rendered.
 
     ``meta`` is the session's working memory (its sidecar), ``count`` a text -> tokens function
-    for :attr:`Context.tokens` (0 without one). The log is read backwards from its end, so this
+    for :attr:`Context.tokens` (0 without one). A session whose sidecar names the memory strategy
+    it ran under (:func:`aptmem.memory.registry.record_strategy`) is rendered through it, as the
+    session itself shows it: the strategy's view of the entries and its system text for the
+    current turn. The log is read backwards from its end, so this
     costs the live context, not the history.
     """
     from aptmem.compaction.compactor import apply_truncations
@@ -106,6 +126,7 @@ def read_context(path: str | os.PathLike[str], *, system_prompt: str = "", meta:
 
     live = apply_truncations(read_live_tail(path, mode))
     sections = system_sections(system_prompt, meta)
+    live, sections = _through_strategy(live, sections, system_prompt, meta)
     if count is None:
         return Context(render_context(live, sections), 0, window)
     builder = ContextBuilder(sections, count=count)

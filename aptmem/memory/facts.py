@@ -61,21 +61,30 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
+#: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
+_NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|approved|assigned to|owner(?:ship)? (?:is|goes to)) (?:by )?"
+                      r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
+                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批)")
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
 _OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old)\s*$|(?:从|原来是|原为|不是|以前是|而非)\s*$)",
                        re.IGNORECASE)
 _PREFERENCE = re.compile(
     r"\b(?:i|we) (?:prefer|like to|want|always|never)\b|\bplease (?:always|never|use|don't|do not|avoid|keep)\b"
     r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
-    r"|我(?:更)?(?:喜欢|偏好|希望)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律",
+    r"|\b(?:stick|stay) (?:with|to)\b|\b(?:only|just) use\b|\buse only\b|\bnothing (?:else|but)\b|\bmy (?:preference|choice)\b"
+    r"|\b(?:our|the team's) (?:convention|standard|default) is\b|\bstandardi[sz]e on\b|\bgo-to\b"
+    r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用",
     re.IGNORECASE,
 )
 _DECISION = re.compile(
-    r"\b(?:decided|decide|we will|we'll|let's go with|going with|chose|choose|settled on|switch(?:ed)? to|opted for|picked)\b"
-    r"|决定|选择了|采用|改用|定下",
+    r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
+    r"opted for|picked|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is)\b"
+    r"|决定|选择了|选定|采用|改用|定下|定了|拍板|胜出|最终用",
     re.IGNORECASE,
 )
-_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid)\b|因为|由于|为了|以免|以便", re.IGNORECASE)
+#: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
+_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid|thanks to|which means)\b|[:：;；—–]\s*\S"
+                     r"|因为|由于|为了|以免|以便|原因是", re.IGNORECASE)
 _IDENT = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+(?![A-Za-z0-9_/])"
                     r"|(?<![A-Za-z0-9_./])[a-z]+[A-Z][A-Za-z0-9]+\b")
 #: Nouns that name what kind of thing the next (or previous) word is: "project atlas", "the atlas service".
@@ -111,9 +120,10 @@ _UPDATE = re.compile(
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥]|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥]|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
-                    r"switch|opted|picked|going with|we will|we'll", re.IGNORECASE)
+                    r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
+                    r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -134,6 +144,8 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     update: bool = False
     #: the statement adds to what was said before ("also", "another", "as well", "又"): it updates nothing
     adds: bool = False
+    #: the old value the statement names as replaced ("from 7.4 to 7.5", "原来是 A"): exactly what it updates
+    replaces: str = ""
     #: when it was said (the carrying entry's ts) and where (position in the history)
     ts: int = 0
     order: int = 0
@@ -188,6 +200,9 @@ def _values(sentence: str) -> list[tuple[str, str, int, int]]:
             found.append(("name", match.group(1), match.start(1), match.end(1)))
         for match in _CJK_VALUE.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
+        for match in _NAME_BY.finditer(sentence):
+            group = 1 if match.group(1) else 2
+            found.append(("name", match.group(group), match.start(group), match.end(group)))
     return found
 
 
@@ -231,10 +246,14 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         return ()  # a bare value: nothing says what it is
     # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
     measured = any(shape == "quantity" for shape, _, _, _ in values)
+    old = [(start, value, shape) for shape, value, start, _ in values if shape != "quantity" and _OLD_MARK.search(sentence[:start])]
     out: list[Fact] = []
     for shape, value, start, _ in values:
         if shape == "quantity" or _OLD_MARK.search(sentence[:start]):
             continue  # a measurement, or the old value an update names
+        # The old value this one replaces is the nearest one of its family the statement names as old.
+        replaced = [v for s, v, sh in old if family(sh) == family(shape) and s < start] or \
+                   [v for _, v, sh in old if family(sh) == family(shape)]
         if shape == "name" and not subject:
             continue  # a name bound to nothing we could name
         before = sentence[max(0, start - 24):start]
@@ -244,7 +263,8 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0
         out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
-                        update=_UPDATE.search(sentence) is not None, adds=_ADDITIVE.search(sentence) is not None))
+                        update=_UPDATE.search(sentence) is not None or bool(replaced),
+                        adds=_ADDITIVE.search(sentence) is not None, replaces=replaced[-1] if replaced else ""))
     return tuple(out)
 
 
@@ -302,12 +322,15 @@ def same_slot(old: Fact, new: Fact) -> bool:
 def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]) -> int | None:
     """For a statement that says a value changed: the index of the older fact it most likely updates.
 
-    The older fact has the same shape and another value, names no other subject (and ``new``
+    A statement that names the old value ("from 7.4 to 7.5") updates the fact holding exactly that
+    value, or none. Otherwise the older fact has the same shape and another value, names no other subject (and ``new``
     names its subject, if it has one), and shares with ``new`` a word that at most two facts use (``frequency``: in how many facts each word is);
     among those, the one whose words agree most. None if no fact qualifies.
     """
     if not new.update or new.adds or new.shape in ("preference", "decision"):
         return None
+    if new.replaces:  # it names the value it replaces: that fact, and no other, whatever words either uses
+        return next((i for i, old in enumerate(older) if family(old.shape) == family(new.shape) and _holds(old.value, new.replaces)), None)
     mine = set(new.subject) | set(new.anchors)
     best, best_score = None, 0.0
     for index, old in enumerate(older):
@@ -325,6 +348,11 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
             best, best_score = index, score
     return best
 
+
+
+def _holds(value: str, old: str) -> bool:
+    """Whether a stored ``value`` is the ``old`` value an update names ("fastapi==0.1.2" holds "0.1.2")."""
+    return value == old or (value.endswith(old) and not value[-len(old) - 1].isalnum() and value[-len(old) - 1] != ".")
 
 
 def word_frequency(facts: Iterable[Fact]) -> Counter[str]:

@@ -24,6 +24,7 @@ from aptmem.continuation import continue_session, create_session
 from aptmem.entries import Compaction, Entry, now_ms
 from aptmem.memory.base import MemoryStrategy
 from aptmem.compaction.replay import ReplayReport, replay
+from aptmem.memory.registry import record_strategy
 from aptmem.session import Session
 from aptmem.store import SessionStore
 from aptmem.tokens import Estimator
@@ -77,11 +78,13 @@ def run_with_memory(
 ) -> tuple[Session, ReplayReport]:
     """Append ``entries`` through a new session of ``root`` (log and sidecar) under ``strategy``.
 
-    Returns the session (open on ``store``: its context is what the strategy shows the model) and
+    The sidecar records the strategy (:func:`~aptmem.memory.registry.record_strategy`), so ``aptmem
+    context`` renders the session as the strategy shows it. Returns the session (open on ``store``) and
     the replay's report. Compactions among ``entries`` are honoured or stripped as
     :func:`aptmem.compaction.replay.replay` says.
     """
     session_id = create_session(store, root, title=title)
+    record_strategy(WorkingMemory(root, session_id), strategy, window=policy.window, estimator=estimator)
 
     def open_session() -> Session:
         return Session(store, session_id, policy=policy, estimator=estimator, confirm=confirm,

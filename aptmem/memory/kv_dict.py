@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
@@ -27,7 +28,8 @@ from aptmem.compaction.summarizer import Summarizer
 from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
-from aptmem.memory.facts import Fact, facts_of_entry, family, same_slot, snippet, update_target, word_frequency
+from aptmem.memory.lexical import Ranker
+from aptmem.memory.facts import Fact, facts_of_entry, family, same_slot, snippet, tokens, update_target, word_frequency
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
 __all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]
@@ -130,12 +132,28 @@ def _line(record: FactRecord) -> str:
     return line
 
 
-def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float) -> list[str]:
+#: What a record loses per doubling of the records said in its form (a form the tools keep printing is output, not news).
+_FORM_PENALTY = 1.0
+
+
+def _form(record: FactRecord) -> tuple[str, tuple[str, ...]]:
+    """The form a record was said in: its value's shape and the first words of its statement, values left out."""
+    return family(record.shape), tuple(tokens(record.text.replace(record.value, " "))[:2])
+
+
+def _weights(records: Sequence[FactRecord]) -> list[float]:
+    """Each record's weight, less the more records of the store were said in its form (:func:`_form`)."""
+    forms = Counter(_form(r) for r in records)
+    return [r.weight - _FORM_PENALTY * math.log2(forms[_form(r)]) for r in records]
+
+
+def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float,
+                   matched: Sequence[int] = ()) -> list[str]:
     """The lines of the records that fit ``budget`` tokens, grouped under the day each became valid.
 
-    ``recent_share`` of the budget goes to the newest records first (of the more salient half),
-    the rest to the most salient, so a fact just learned is shown, and an old one is not pushed out
-    by a mere newer one.
+    ``matched`` (the few records that best match the current turn or a question) go first, then ``recent_share`` to the newest records (of the more salient half),
+    the rest to the most salient, so what the turn is about is shown, a fact just learned is
+    shown, and an old one is not pushed out by a mere newer one.
     """
     chosen: dict[int, str] = {}
     left = budget
@@ -157,12 +175,14 @@ def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[
             chosen[index] = line
 
     indexes = range(len(records))
+    take(matched, budget)
+    weight = _weights(records)
     # The newest first, among the more salient half: a fresh line of noise is no reason to show it.
-    weights = sorted(r.weight for r in records)
+    weights = sorted(weight)
     floor = weights[len(weights) // 2] if weights else 0.0
-    fresh = [i for i in indexes if records[i].weight >= floor]
+    fresh = [i for i in indexes if weight[i] >= floor]
     take(sorted(fresh, key=lambda i: records[i].since, reverse=True), int(budget * recent_share))
-    take(sorted(indexes, key=lambda i: (records[i].weight, records[i].since), reverse=True), budget)
+    take(sorted(indexes, key=lambda i: (weight[i], records[i].since), reverse=True), budget)
     lines: list[str] = []
     day = ""
     for index in sorted(chosen, key=lambda i: (records[i].since, i)):
@@ -180,14 +200,27 @@ class KeyValueMemory:
     compacts = True
 
     def __init__(self, summarizer: Summarizer | None = None, *, share: float = 0.2, recent_share: float = 0.3,
-                 max_records: int = 2000, carry: Carry = "summary") -> None:
-        if not 0 < share < 1 or not 0 <= recent_share <= 1 or max_records < 1:
-            raise ValueError("share must be in (0, 1), recent_share in [0, 1] and max_records at least 1")
+                 query_records: int = 6, max_records: int = 2000, carry: Carry = "summary") -> None:
+        if not 0 < share < 1 or not 0 <= recent_share <= 1 or query_records < 0 or max_records < 1:
+            raise ValueError("share must be in (0, 1), recent_share in [0, 1], query_records at least 0 and max_records at least 1")
         self.recent_share = recent_share
+        self.query_records = query_records
+        self._index: tuple[tuple[str, ...], Ranker] | None = None
         self.summarizer = summarizer or SalientSummarizer(facts=False)
         self.share = share
         self.max_records = max_records
         self.carry = check_carry(carry)
+
+    def _matching(self, records: Sequence[FactRecord], query: str) -> list[int]:
+        """The ``query_records`` records that best match ``query`` by BM25 (the index is kept until the records change)."""
+        if not query or not self.query_records:
+            return []
+        texts = tuple(" ".join([r.text, *r.subject, *(old.value for old in r.before)]) for r in records)
+        if self._index is None or self._index[0] != texts:
+            if self._index is not None:
+                self._index[1].close()
+            self._index = (texts, Ranker(texts))
+        return self._index[1].rank(query, limit=self.query_records)
 
     def shown(self, view: Sequence[Entry], appended: Entry | None) -> list[Entry] | None:
         """Keep the view as it is."""
@@ -210,12 +243,13 @@ class KeyValueMemory:
         memory.update(fold)
 
     def system_text(self, meta: SessionMeta | None, *, query: str, window: int, count: Callable[[str], int]) -> str:
-        """The working memory, then the most salient records that fit ``share`` of the window, oldest first."""
+        """The working memory, then the records that fit ``share`` of the window, oldest first: those matching
+        ``query`` (the current turn or a question) first, then the newest, then the most salient."""
         base = render_working(meta)
         records = msgspec.convert(meta.working.get(FACTS_KEY, []), list[FactRecord]) if meta is not None else []
         if not records:
             return base
         head = "Known facts, under the day each became true (an update names the value it replaced):"
         budget = int(window * self.share) - count(head) - (count(base) if base else 0)
-        lines = render_records(records, budget, count, self.recent_share)
+        lines = render_records(records, budget, count, self.recent_share, self._matching(records, query))
         return "\n\n".join(part for part in (base, "\n".join([head, *lines]) if lines else "") if part)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from aptmem.compaction.extractive import ExtractiveSummarizer
 from aptmem.compaction.salient import SalientSummarizer
 from aptmem.memory.base import MemoryStrategy
@@ -20,8 +22,26 @@ from aptmem.memory.kv_dict import KeyValueMemory
 from aptmem.memory.masking import ObservationMasking
 from aptmem.memory.recall import RecallMemory
 from aptmem.memory.strategies import FullHistory, LastTurns, SummaryMemory
+from aptmem.tokens import Estimator
+from aptmem.working_memory import RESERVED_PREFIX, SessionMeta, WorkingMemory
 
-__all__ = ["MEMORY_STRATEGIES", "memory_names", "memory_strategy"]
+__all__ = ["MEMORY_STRATEGIES", "STRATEGY_KEY", "StrategyRecord", "memory_names", "memory_strategy", "record_strategy",
+           "recorded_strategy"]
+
+#: The working-dict key that names the memory strategy a session runs under (so `aptmem context` renders through it).
+STRATEGY_KEY = RESERVED_PREFIX + "strategy"
+
+
+class StrategyRecord(msgspec.Struct, kw_only=True):
+    """Which memory strategy a session runs under, and what its rendering depends on."""
+
+    #: the registered name (built again with its registry defaults)
+    name: str
+    #: the model's context window the strategy caps what it renders by
+    window: int
+    #: the token tier the strategy counts with, and its tokenizer for ``precise`` (``aptmem.tokens.get_estimator``)
+    tier: str
+    tokenizer: str | None = None
 
 
 def _llm(**options: Any) -> MemoryStrategy:
@@ -61,3 +81,28 @@ def memory_strategy(name: str, **options: Any) -> MemoryStrategy:
     except KeyError:
         raise ValueError(f"unknown memory strategy {name!r}: one of {', '.join(MEMORY_STRATEGIES)}") from None
     return factory(**options)
+
+
+def record_strategy(memory: WorkingMemory, strategy: MemoryStrategy, *, window: int, estimator: Estimator) -> None:
+    """Write into the session's sidecar that it runs under ``strategy`` (at ``window``, counting with ``estimator``).
+
+    A continued session inherits the record with the rest of the working dict.
+    """
+    record = StrategyRecord(name=strategy.name, window=window, tier=estimator.tier,
+                            tokenizer=estimator.tokenizer if estimator.tier == "precise" else None)
+    memory.set(STRATEGY_KEY, msgspec.to_builtins(record))
+
+
+def recorded_strategy(meta: SessionMeta | None) -> tuple[MemoryStrategy, StrategyRecord] | None:
+    """The strategy a sidecar says its session runs under, built from the registry, and the record; None if none.
+
+    ``ValueError`` if the record is malformed or names no registered strategy.
+    """
+    raw = meta.working.get(STRATEGY_KEY) if meta is not None else None
+    if raw is None:
+        return None
+    try:
+        record = msgspec.convert(raw, StrategyRecord)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"working[{STRATEGY_KEY!r}]: {exc}") from None
+    return memory_strategy(record.name), record

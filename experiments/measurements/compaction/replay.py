@@ -24,6 +24,7 @@ from aptmem.compaction.turns import split_tool_pairs
 from aptmem.entries import Entry, UnknownEntry, User
 from aptmem.compaction.replay import ReplayReport, replay
 from aptmem.tokens import render_entry
+from experiments.core.knowledge import Judged, present
 from experiments.core.observed_session import ObservedSession
 from experiments.workloads.facts import PlantedFact
 
@@ -137,7 +138,7 @@ def replay_with_facts(
         for fact in facts:
             if planted[fact.id] > seq:
                 continue
-            in_summary, in_kept = fact.answer in summary, fact.answer in kept
+            in_summary, in_kept = present(_judged(fact), summary), present(_judged(fact), kept)
             live += in_summary or in_kept
             since = number - bisect.bisect_left(at, planted[fact.id], 0, number)  # compactions since planting
             checks.append({"fact": fact.id, "compaction": number, "since_planted": since, "seq": seq,
@@ -158,6 +159,11 @@ def replay_with_facts(
     return ReplayTables(occupancy, compaction, facts_table, fact_checks, report)
 
 
+def _judged(fact: PlantedFact) -> Judged:
+    """A planted fact as the shared scorer judges it (:mod:`experiments.core.knowledge`): one exact answer."""
+    return Judged(type="fact", subject=fact.kind, answers=(fact.answer,))
+
+
 def _fact_rows(entries: Sequence[Entry], facts: Sequence[PlantedFact], planted: dict[str, int], turns: list[int],
                at: list[int], results: list[CompactionResult], checks: pl.DataFrame) -> pl.DataFrame:
     """One row per fact: its survival over the compactions and its state at the end of the replay."""
@@ -174,7 +180,7 @@ def _fact_rows(entries: Sequence[Entry], facts: Sequence[PlantedFact], planted: 
         seq = planted[fact.id]
         mine = checks.filter(pl.col("fact") == fact.id).sort("compaction")
         lost = mine.filter(~pl.col("present"))
-        in_summary, in_kept = fact.answer in summary, fact.answer in kept
+        in_summary, in_kept = present(_judged(fact), summary), present(_judged(fact), kept)
         rows.append({"fact": fact.id, "kind": fact.kind, "lang": fact.lang, "planted_turn": turns[seq - 1],
                      "planted_seq": seq, "carrier": fact.entry_type or _type_of(entries[seq - 1]),
                      "compactions_after": mine.height, "compactions_survived": int(mine["present"].sum()),

@@ -2,10 +2,11 @@
 
 Read top to bottom: :mod:`.settings`, :mod:`.job` (every strategy, window and seed on the same
 workloads), :mod:`.workload` (the multi-session workload with planted items), :mod:`.kinds`,
-:mod:`.replay` (one run through a memory strategy), :mod:`.scorer` (present in context,
+:mod:`.replay` (one run through a memory strategy), :mod:`experiments.core.knowledge` (the shared scorer: present in context,
 answerable within a packet), :mod:`.tables` (schemas and the summary), :mod:`.report` (the
-report section and the frontier figure), :mod:`.gate`. ``benchmarks/memory_quality.py`` runs it
-alone; it is not in the default measure list.
+report section and the frontier figure), :mod:`.gate`, :mod:`.independent` (a second workload
+generator, written apart, for a check). The default run measures it small (``experiment=default``);
+``experiment=memory_quality`` and ``benchmarks/memory_quality.py`` at its own size.
 """
 
 from __future__ import annotations

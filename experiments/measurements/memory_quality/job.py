@@ -31,7 +31,8 @@ from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
 from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
                                                              summarize)
-from experiments.measurements.memory_quality.workload import Workload, build_workload
+from experiments.measurements.memory_quality.generators import GENERATORS
+from experiments.measurements.memory_quality.workload import Workload
 
 __all__ = ["MemoryQualitySettings", "planned_runs", "run_memory_quality"]
 
@@ -81,8 +82,8 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
     runs: list[dict[str, object]] = []
     recall = RecallScores()  # retrieval figures of the recall strategies (aptmem.memory.recall)
     for seed in settings.seeds:
-        workload = build_workload(settings.workload, seed)
-        items += _item_rows(seed, workload, settings.workload.split)
+        workload = GENERATORS[settings.workload.generator](settings.workload, seed)
+        items += _item_rows(seed, workload, settings.workload.split if settings.workload.generator == "planted" else "independent")
         for name, strategy in strategies.items():
             for window in settings.windows:
                 key = {"strategy": name, "window": window, "seed": seed}

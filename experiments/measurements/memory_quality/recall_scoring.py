@@ -30,7 +30,7 @@ from aptmem.memory.recall import RecallMemory
 from aptmem.recall.api import pack
 from aptmem.recall.index import RecallIndex, file_token
 from aptmem.recall.scoring import Question, judge
-from experiments.measurements.memory_quality.scorer import judge as judge_packet, units
+from experiments.core.knowledge import judge as judge_packet, units
 from experiments.measurements.memory_quality.workload import Workload
 
 __all__ = ["RECALL_K", "RECALL_RUN_SCHEMA", "RECALL_SCHEMA", "RECALL_TABLES", "RecallScores", "recall_summary"]

@@ -3,9 +3,12 @@
 The sessions are appended, one after the other, through real :class:`aptmem.session.Session` s
 on the JSONL store of a scratch root, each continued from the one before by
 :func:`aptmem.memory.handoff.continue_with_memory` (so each strategy carries over what it
-declares). The context is rendered and scored (:mod:`.scorer`) at every *checkpoint*: right
+declares). The context is rendered and scored (:mod:`experiments.core.knowledge`) at every *checkpoint*: right
 after each compaction, right after each hand-over to the next session, and at the end; at the
-end every item is also asked in its three wordings, within each packet budget.
+end every item is also asked in its three wordings, within each packet budget. Each check
+records whether all of an item's answers are present, and whether the answers its *last*
+evidence carried are (``fresh_present``: what was just planted; a set's members planted in
+earlier sessions, or the first event of an order, are older than that).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from aptmem.compaction.compactor import CompactionResult
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.continuation import create_session
@@ -23,10 +28,11 @@ from aptmem.jsonl_store import JsonlStore
 from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.handoff import continue_with_memory
 from aptmem.memory.lexical import Ranker
+from aptmem.memory.registry import record_strategy
 from aptmem.session import Session
-from aptmem.tokens import Estimator
+from aptmem.tokens import Estimator, render_entry
 from aptmem.working_memory import WorkingMemory
-from experiments.measurements.memory_quality.scorer import Unit, judge, packet, present, rendered, units, where
+from experiments.core.knowledge import Unit, judge, packet, present, rendered, units, where
 from experiments.measurements.memory_quality.workload import Workload
 
 __all__ = ["RunRows", "WORDINGS", "replay_workload"]
@@ -71,8 +77,11 @@ class _Run:
         self.seq = 0  # appends so far
         self.turn = -1
         self.planted: dict[str, tuple[int, int]] = {}  # item id -> (seq, turn) when its last evidence went in
+        # item id -> the answers its last evidence carries: what was just planted (a set's earlier members are older)
+        self.fresh: dict[str, tuple[str, ...]] = {}
         self.checkpoints: list[int] = []  # seq of every checkpoint so far
         self._pending = {item.id: set(item.evidence) for item in workload.items if item.evidence}
+        self._items = {item.id: item for item in workload.items}
         self._carries: dict[str, list[str]] = {}
         for item in workload.items:
             for ident in item.evidence:
@@ -99,9 +108,11 @@ class _Run:
             seq, turn = self.planted[item.id]
             since = sum(1 for s in self.checkpoints if s >= seq)
             judged = item.judged()
+            fresh = msgspec.structs.replace(judged, answers=self.fresh[item.id])
             self.rows.checks.append({"item": item.id, "checkpoint": number, "at": at, "seq": self.seq, "turn": self.turn,
                                      "age_checkpoints": since, "age_turns": self.turn - turn,
-                                     "present": present(judged, text), "where": where(judged, messages)})
+                                     "present": present(judged, text), "fresh_present": present(fresh, text),
+                                     "where": where(judged, messages)})
 
     def run(self) -> RunRows:
         started = time.perf_counter()
@@ -109,6 +120,9 @@ class _Run:
         tokens: list[int] = []
         with JsonlStore(self.root) as store:
             session_id = create_session(store, self.root)
+            # The sidecar names the strategy, so `aptmem context` renders what is scored here (continuations inherit it).
+            record_strategy(WorkingMemory(self.root, session_id), self.strategy, window=self.policy.window,
+                            estimator=self.estimator)
             for number, entries in enumerate(self.workload.sessions):
                 if number:
                     self._close_session()
@@ -128,6 +142,9 @@ class _Run:
                         pending.discard(entry.id or "")
                         if not pending:
                             self.planted[ident] = (self.seq, self.turn)
+                            carried = render_entry(entry)
+                            item = self._items[ident]
+                            self.fresh[ident] = tuple(a for a in item.answers if a in carried) or item.answers
                     outcome = self.session.append(entry)
                     tokens.append(outcome.tokens_after)
             self.checkpoint("end")

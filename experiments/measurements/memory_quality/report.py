@@ -172,20 +172,22 @@ def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
     return save_figure(fig, path)
 
 
-def memory_section(run_dir: str | Path, figure_dir: str | Path | None = None) -> str:
-    """The report's memory section (markdown), with its figure written to ``figure_dir`` (default: ``run_dir``)."""
+def memory_section(run_dir: str | Path) -> str:
+    """The report's memory section (markdown), with its figure written to ``run_dir/figures/memory_frontier.png``."""
     tables, notes = read_measurement(run_dir, TABLES, "memory_quality")
     items, checks, answers, runs, summary = (tables[name] for name in TABLES)
     settings = notes["settings"]
     shape = settings["workload"]
-    figure = frontier_figure(summary, Path(figure_dir or run_dir) / "memory_frontier.png")
+    figure = frontier_figure(summary, Path(run_dir) / "figures" / "memory_frontier.png")
     strategies = _order(summary["strategy"].unique().to_list())
     focus = [s for s in ("extractive", "salient", "kv_dict", "hier_summary") if s in strategies]
     lines = [
         "## Memory: what the agent still knows",
         "",
         f"{shape['sessions']} sessions of {shape['turns']} turns, linked by `continue`, per seed "
-        f"({', '.join(map(str, settings['seeds']))}; {shape['split']} phrasings), with "
+        f"({', '.join(map(str, settings['seeds']))}; "
+        + ("the independent generator, written apart from the strategies' tuning" if shape.get("generator") == "independent"
+           else f"{shape['split']} phrasings") + "), with "
         f"{items.height // max(len(settings['seeds']), 1)} planted items each (facts of {items['kind'].n_unique()} kinds "
         "in prose, code comments, log lines and minified JSON, in English and Chinese; knowledge updates; sets across "
         "sessions; time order; absent facts beside near misses), asked in three wordings. Every strategy runs the same "
@@ -202,7 +204,7 @@ def memory_section(run_dir: str | Path, figure_dir: str | Path | None = None) ->
         "",
         markdown_table(targets(summary), {"measured": lambda v: f"{v * 100:.0f}%", "window": lambda v: f"{v:,}"}),
         "",
-        f"![context tokens against answerability]({figure.name})",
+        f"![context tokens against answerability](figures/{figure.name})",
         "",
         "### Survival by age (share present, by checkpoints since the plant)",
         "",

@@ -50,6 +50,10 @@ class MemoryQualitySettings:
             raise ValueError("windows, seeds and budgets must not be empty")
         for window in self.windows:
             self.policy(window)
+        from experiments.measurements.memory_quality.generators import GENERATORS
+
+        if self.workload.generator not in GENERATORS:
+            raise ValueError(f"unknown workload generator {self.workload.generator!r}: one of {', '.join(GENERATORS)}")
 
     def policy(self, window: int) -> CompactionPolicy:
         """The compaction policy of one run."""

@@ -3,7 +3,8 @@
 Raw tables (every figure of the report is recomputed from these):
 
 * ``memory_items``: one row per (seed, item): what was planted, where, its answers;
-* ``memory_checks``: one row per (strategy, window, seed, item, checkpoint): present in context?
+* ``memory_checks``: one row per (strategy, window, seed, item, checkpoint): present in context (every answer;
+  and ``fresh_present``, the answers the item's last evidence carried)?
 * ``memory_answers``: one row per (strategy, window, seed, item, wording, budget): answerable?
   (``budget`` null: the whole rendering, ranked);
 * ``memory_runs``: one row per (strategy, window, seed): cost and counts.
@@ -28,7 +29,8 @@ ITEM_SCHEMA = {"seed": pl.Int64, "split": pl.String, "item": pl.String, "type": 
                "answers": pl.String, "stale": pl.String, "evidence": pl.Int64, "session": pl.Int64, "turn": pl.Int64,
                "first_turn": pl.Int64}
 CHECK_SCHEMA = {**_KEY, "item": pl.String, "checkpoint": pl.Int64, "at": pl.String, "seq": pl.Int64, "turn": pl.Int64,
-                "age_checkpoints": pl.Int64, "age_turns": pl.Int64, "present": pl.Boolean, "where": pl.String}
+                "age_checkpoints": pl.Int64, "age_turns": pl.Int64, "present": pl.Boolean, "fresh_present": pl.Boolean,
+                "where": pl.String}
 ANSWER_SCHEMA = {**_KEY, "item": pl.String, "wording": pl.String, "budget": pl.Int64, "answerable": pl.Boolean,
                  "packet_tokens": pl.Int64}
 RUN_SCHEMA = {**_KEY, "appends": pl.Int64, "compactions": pl.Int64, "handoffs": pl.Int64,
@@ -43,7 +45,8 @@ FINDABLE = ("fact", "update_before", "aggregate", "order")
 
 #: The summary's metrics, in the order the report shows them, with what each means.
 METRICS = {
-    "present_first": "present right after the first checkpoint (compaction or hand-over) following the plant",
+    "present_first": "what was just planted (the answers its last evidence carries) present right after the first "
+                     "checkpoint (compaction or hand-over) following it",
     "present_end": "present in the context at the end of the run",
     "answerable_512": "answerable within a 512-token packet (facts, previous values, sets, order; 3 wordings)",
     "answerable_1024": "answerable within a 1,024-token packet",
@@ -69,7 +72,7 @@ def summarize(items: pl.DataFrame, checks: pl.DataFrame, answers: pl.DataFrame, 
     first = checks.filter(pl.col("age_checkpoints") == 1)
     end = checks.filter(pl.col("at") == "end")
     findable = answers.filter(pl.col("type").is_in(FINDABLE))
-    parts = [_share(first, "present", "present_first"), _share(end, "present", "present_end")]
+    parts = [_share(first, "fresh_present", "present_first"), _share(end, "present", "present_end")]
     for budget in (512, 1024, 2048):
         parts.append(_share(findable.filter(pl.col("budget") == budget), "answerable", f"answerable_{budget}"))
     parts.append(_share(findable.filter(pl.col("budget").is_null()), "answerable", "answerable_all"))

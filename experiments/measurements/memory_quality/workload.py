@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -33,21 +34,19 @@ import msgspec
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from aptmem.tokens import render_entry
 from experiments.measurements.memory_quality.kinds import KINDS, Kind, service
-from experiments.measurements.memory_quality.scorer import Judged, units
+from experiments.core.knowledge import Judged, units
 from experiments.workloads.text import TextPools, clip_utf8
 
-__all__ = ["Item", "Workload", "WorkloadShape", "build_workload"]
+__all__ = ["Item", "Workload", "WorkloadShape", "build_workload", "lay_out", "unambiguous"]
 
 DAY_MS = 86_400_000
 #: How often each carrier says a planted statement (when the kind may come in it).
 _CARRIER_WEIGHT = {"user": 0.35, "assistant": 0.2, "tool": 0.45}
 
 
-# Not frozen: it is part of the Hydra schema (memory_quality.workload.turns=... sets it), and OmegaConf
-# makes a frozen dataclass's node read-only.
 @dataclass(kw_only=True)
 class WorkloadShape:
-    """How big the workload is and what it plants."""
+    """How big the workload is and what it plants (not frozen: Hydra overrides its fields, ``memory_quality.workload.turns=40``)."""
 
     sessions: int = 3
     turns: int = 24
@@ -62,6 +61,9 @@ class WorkloadShape:
     noise: float = 1.0
     tool_median_bytes: int = 2500
     split: str = "heldout"
+    #: which generator writes the sessions: ``planted`` (this module) or ``independent`` (:mod:`.independent`,
+    #: written apart from the strategies' tuning, for a check on sessions written differently)
+    generator: str = "planted"
 
     def __post_init__(self) -> None:
         if self.sessions < 2 or self.turns < 4:
@@ -393,6 +395,25 @@ class _Builder:
         return call, result
 
 
+def lay_out(shape: WorkloadShape, write_turn: Callable[[int], list[Entry]],
+            next_day: Callable[[], None]) -> tuple[list[list[Entry]], dict[str, int]]:
+    """The sessions of ``shape``, each turn's entries by ``write_turn(global turn)``, and each entry id's turn.
+
+    ``next_day()`` is called after each session: the next one starts the next day.
+    """
+    sessions: list[list[Entry]] = []
+    turn_of: dict[str, int] = {}
+    for session in range(shape.sessions):
+        entries: list[Entry] = []
+        for turn in range(session * shape.turns, (session + 1) * shape.turns):
+            for entry in write_turn(turn):
+                turn_of[entry.id or ""] = turn
+                entries.append(entry)
+        next_day()
+        sessions.append(entries)
+    return sessions, turn_of
+
+
 def build_workload(shape: WorkloadShape, seed: int) -> Workload:
     """Draw the items, write the sessions around them, and keep only unambiguous items."""
     planner = _Planner(shape, random.Random(f"aptmem-memory-quality:{seed}:{shape.split}:items"))
@@ -401,18 +422,13 @@ def build_workload(shape: WorkloadShape, seed: int) -> Workload:
     by_turn: dict[int, list[_Plant]] = {}
     for plant in planner.plants:
         by_turn.setdefault(plant.turn, []).append(plant)
-    sessions: list[list[Entry]] = []
-    turn_of: dict[str, int] = {}
-    for session in range(shape.sessions):
-        entries: list[Entry] = []
-        for turn in range(session * shape.turns, (session + 1) * shape.turns):
-            for entry in builder.turn(by_turn.get(turn, [])):
-                turn_of[entry.id or ""] = turn
-                entries.append(entry)
-        builder.ts += DAY_MS  # the next session starts the next day
-        sessions.append(entries)
+
+    def next_day() -> None:
+        builder.ts += DAY_MS
+
+    sessions, turn_of = lay_out(shape, lambda turn: builder.turn(by_turn.get(turn, [])), next_day)
     items = _items(planner, turn_of, shape)
-    kept, dropped = _unambiguous(items, sessions)
+    kept, dropped = unambiguous(items, sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
                     distractors=sum(1 for p in planner.plants if not p.item))
 
@@ -445,7 +461,7 @@ def _items(planner: _Planner, turn_of: dict[str, int], shape: WorkloadShape) -> 
     return out
 
 
-def _unambiguous(items: list[Item], sessions: list[list[Entry]]) -> tuple[list[Item], int]:
+def unambiguous(items: list[Item], sessions: list[list[Entry]]) -> tuple[list[Item], int]:
     """Drop items an answer of which occurs outside their evidence, and absent items the history names."""
     texts = {e.id or "": render_entry(e) for entries in sessions for e in entries}
     everything = "\n\x00\n".join(texts.values())

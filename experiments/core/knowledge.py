@@ -1,5 +1,9 @@
 """The one scorer of what an agent still knows: exact answers in what its memory puts in context.
 
+Shared by the measurements that score planted knowledge: ``memory_quality`` (everything below)
+and ``compaction`` (its planted facts, judged by :func:`present` on a compaction's summary and
+kept entries).
+
 Everything is judged on the rendering a model would be sent (:func:`rendered`, today
 ``Session.context()``; switching to the provider renderer is that one function). The rendering
 is cut into :class:`Unit` s (lines; a long line in pieces of about :data:`UNIT_CHARS`), and:
@@ -22,7 +26,6 @@ is cut into :class:`Unit` s (lines; a long line in pieces of about :data:`UNIT_C
   - ``absent`` (never planted): abstained, i.e. no unit of the packet names the subject beside a
     value of the asked kind (the workload checks the full history holds no such unit).
 
-The compaction measurement's fact scoring can call :func:`present` on the same rendering.
 """
 
 from __future__ import annotations
