@@ -71,7 +71,9 @@ class LangchainFileStore:
             multi_process_safe=False,  # read-modify-write with no lock: concurrent appends are lost
         )
         self._histories: dict[str, FileChatMessageHistory] = {}
-        self._lock = threading.Lock()  # one rewrite at a time from this process's threads
+        # One rewrite at a time from this process's threads; reentrant so that a compaction holding it
+        # appends its marker through ``append`` (which whoever watches appends sees).
+        self._lock = threading.RLock()
         self._closed = False
 
     # -- files -----------------------------------------------------------------------------------
@@ -207,8 +209,7 @@ class LangchainFileStore:
             write, summarized = checked_write(live, write)
             before = os.lstat(path).st_size
             if write.persist == "append":
-                message = entry_to_message(write.marker)
-                self._write(session_id, lambda library: library.add_message(message))
+                self.append(session_id, write.marker)  # through append, so whoever watches appends sees it
                 return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
                                          bytes_after=os.lstat(path).st_size)
             split = split_for_rewrite(enumerate(history), kept_positions(history, live, write.kept))

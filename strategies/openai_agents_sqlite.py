@@ -69,7 +69,10 @@ class OpenAIAgentsSqliteStore:
         self.db_path = self.root / db_name
         os.close(open_append(self.db_path))  # 0600, never through a symlink, before SQLite makes it
         self._loop: asyncio.AbstractEventLoop | None = asyncio.new_event_loop()
-        self._lock = threading.Lock()  # one call at a time drives the loop and the own connection
+        # One call at a time drives the loop and the own connection; reentrant so that a compaction
+        # holding it appends its marker through ``append`` (joining its transaction: ``_joining``).
+        self._lock = threading.RLock()
+        self._joining = False
         self._sessions: dict[str, SQLiteSession] = {}
         # The SDK creates its schema when a session object is made; this one exists only for that.
         SQLiteSession("schema", self.db_path, sessions_table=_SESSIONS, messages_table=_MESSAGES).close()
@@ -149,7 +152,17 @@ class OpenAIAgentsSqliteStore:
         if not items:
             return
         with self._lock, sql_errors(str(self.db_path), 5.0):
-            self._run(self._session(session_id).add_items(items))
+            if self._joining:  # inside a compaction's transaction on the own connection: insert as the SDK does
+                self._insert_items(self._connection(), session_id, [json.dumps(item) for item in items])
+            else:
+                self._run(self._session(session_id).add_items(items))
+
+    @staticmethod
+    def _insert_items(conn: sqlite3.Connection, session_id: str, rows: list[str]) -> None:
+        """Insert stored items as the SDK's ``add_items`` does (its statements), inside the caller's transaction."""
+        conn.execute(f"INSERT OR IGNORE INTO {_SESSIONS} (session_id) VALUES (?)", (session_id,))
+        conn.executemany(f"INSERT INTO {_MESSAGES} (session_id, message_data) VALUES (?, ?)", [(session_id, d) for d in rows])
+        conn.execute(f"UPDATE {_SESSIONS} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?", (session_id,))
 
     def replace(self, session_id: str, entries: Iterable[Entry]) -> None:
         """Replace the history in one transaction on the SDK's tables, rows as the SDK writes them."""
@@ -206,18 +219,17 @@ class OpenAIAgentsSqliteStore:
         before = sum(len(data.encode("utf-8")) for data in rows)
         marker = json.dumps(entry_to_item(write.marker))
         if write.persist == "append":
-            layout = [marker]
-            split = None
-        else:
-            split = split_for_rewrite(enumerate(history), kept_positions(history, live, write.kept))
-            layout = [*(rows[i] for i in split.carried), marker, *(rows[i] for i in split.kept)]
-            conn.execute(f"DELETE FROM {_MESSAGES} WHERE session_id = ?", (session_id,))
-        conn.executemany(f"INSERT INTO {_MESSAGES} (session_id, message_data) VALUES (?, ?)",
-                         [(session_id, data) for data in layout])
-        conn.execute(f"UPDATE {_SESSIONS} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?", (session_id,))
-        if split is None:
+            self._joining = True
+            try:
+                self.append(session_id, write.marker)  # through append, so whoever watches appends sees it
+            finally:
+                self._joining = False
             return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
                                      bytes_after=before + len(marker.encode("utf-8")))
+        split = split_for_rewrite(enumerate(history), kept_positions(history, live, write.kept))
+        layout = [*(rows[i] for i in split.carried), marker, *(rows[i] for i in split.kept)]
+        conn.execute(f"DELETE FROM {_MESSAGES} WHERE session_id = ?", (session_id,))
+        self._insert_items(conn, session_id, layout)
         return CompactionWritten(persist="rewrite", kept=write.kept, summarized=summarized, removed_entries=split.removed,
                                  removed_bytes=split.removed_bytes, carried=len(split.carried), bytes_before=before,
                                  bytes_after=sum(len(data.encode("utf-8")) for data in layout))

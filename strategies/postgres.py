@@ -103,7 +103,9 @@ class PostgresStore:
         self.conninfo = make_conninfo(base, options=f"{options} -c search_path={self.schema}")
         #: where the sessions are, for reports: the server (without a password) and the schema
         self.location = make_conninfo(**params) + f" schema={self.schema}"
-        self._lock = threading.Lock()
+        # Reentrant: a compaction holding it appends its marker through ``append``, whose statement joins
+        # the compaction's transaction on the same connection (and whoever watches appends sees it).
+        self._lock = threading.RLock()
         self._known: set[str] = set()
         self._touched: set[str] = set()
         self._closed = False
@@ -323,7 +325,7 @@ class PostgresStore:
                 before = conn.execute(sql.PAYLOAD_BYTES, (session_id,)).fetchone()[0]
                 marker = _row(write.marker)
                 if write.persist == "append":
-                    conn.execute(sql.APPEND, {"sid": session_id, "c": marker[0], "ts": marker[1], "id": marker[2], "p": marker[3]})
+                    self.append(session_id, write.marker)  # same connection, inside this transaction
                     return CompactionWritten(persist="append", kept=write.kept, summarized=summarized, bytes_before=before,
                                              bytes_after=before + len(marker[3]))
                 kept = {seq for seq, _ in rows[len(rows) - write.kept :]} if write.kept else set()

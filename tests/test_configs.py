@@ -211,7 +211,7 @@ def test_a_group_file_changes_its_schema_and_a_preset_changes_both(monkeypatch: 
     cfg = OmegaConf.to_object(_compose("seed=5"))
     assert cfg.crash.seed == 5  # crash/default.yaml: the run's seed
     assert cfg.transcripts.path == "/somewhere/else"  # transcripts/default.yaml: the environment
-    assert cfg.memory.repeats == 2 and cfg.memory.keep_turns == 10  # experiment=default changes one, not the other
+    assert cfg.memory.repeats == 1 and cfg.memory.keep_turns == 10  # experiment=default changes one, not the other
     assert OmegaConf.to_object(_compose("memory.repeats=9")).memory.repeats == 9
 
 
