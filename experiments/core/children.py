@@ -9,7 +9,7 @@ inherited.
 from __future__ import annotations
 
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -22,7 +22,7 @@ import msgspec
 
 from experiments.core.runinfo import REPO_ROOT, child_env
 
-__all__ = ["FAILED", "ForkFailed", "fork_running", "in_fork", "run_module"]
+__all__ = ["FAILED", "ForkFailed", "fork_running", "in_fork", "readable", "run_module"]
 
 _T = TypeVar("_T")
 
@@ -56,12 +56,25 @@ def fork_running(body: Callable[[], object]) -> int:
     return pid
 
 
+def readable(fd: int, timeout: float) -> bool:
+    """Whether ``fd`` has something to read (or its end) within ``timeout`` seconds.
+
+    A selector, not ``select.select``: select() refuses descriptors above 1023, which a long-lived
+    process (a test session, a large run) may well hand out.
+    """
+    if timeout <= 0:
+        return False
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(fd, selectors.EVENT_READ)
+        return bool(waiting.select(timeout))
+
+
 def _read_all(fd: int, deadline: float) -> bytes:
     """Read ``fd`` to end-of-file, raising ``TimeoutError`` past ``deadline`` (monotonic)."""
     chunks = []
     while True:
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
+        if not readable(fd, left):
             raise TimeoutError
         chunk = os.read(fd, 1 << 16)
         if not chunk:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import random
-import select
 import signal
 import sys
 import time
@@ -33,7 +32,7 @@ from typing import Any
 import msgspec
 
 from aptmem.entries import Entry
-from experiments.core.children import ForkFailed, fork_running, in_fork
+from experiments.core.children import ForkFailed, fork_running, in_fork, readable
 from experiments.core.crashsim.images import load_images, write_image
 from experiments.core.crashsim.recovery import RecoveryOutcome, digest, recover_case
 from experiments.measurements.crash.power_loss import build_image
@@ -61,7 +60,7 @@ class Records:
     def read(self, deadline: float) -> bool:
         """Read what is there (waiting until ``deadline``, monotonic); False at end-of-file."""
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+        if not readable(self.fd, left):
             raise TimeoutError("the writer stopped reporting")
         chunk = os.read(self.fd, 1 << 16)
         if not chunk:

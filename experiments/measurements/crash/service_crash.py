@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import select
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import msgspec
 
+from experiments.core.children import readable
 from experiments.core.crashsim.recovery import RecoveryOutcome
 from experiments.core.runinfo import REPO_ROOT, child_env
 from experiments.core.strategy import Service, StrategySpec
@@ -53,7 +53,7 @@ def _lines(proc: subprocess.Popen[bytes], deadline: float) -> Iterator[str]:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the writer stopped reporting")
-        if not select.select([proc.stdout], [], [], left)[0]:
+        if not readable(proc.stdout.fileno(), left):
             continue
         chunk = proc.stdout.read1(1 << 16)  # type: ignore[attr-defined]
         if not chunk:
