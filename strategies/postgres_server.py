@@ -245,16 +245,24 @@ class PostgresServer:
         process = self._process
         if process is None:
             return
+        # Every backend calls setsid() when the postmaster forks it, so the postmaster's process
+        # group is not the server: its children are found by their parent and killed one by one.
+        # (A backend left alive answers the next query before it notices its postmaster died.)
+        children = _children_of(process.pid)
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        for child in children:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         process.wait()
         self._process = None
-        # Backends notice the postmaster's death on their own; they are in the group and got the
-        # signal too, but wait until none holds the data folder before anyone restarts it.
+        # Wait until none holds the data folder (or the socket) before anyone restarts it.
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and _group_alive(process.pid):
+        while time.monotonic() < deadline and (_group_alive(process.pid) or any(_alive(c) for c in children)):
             time.sleep(0.01)
 
     def remove(self) -> None:
@@ -268,6 +276,31 @@ class PostgresServer:
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
+
+
+def _children_of(pid: int) -> list[int]:
+    """The ids of the processes whose parent is ``pid`` (read from /proc: the server is Linux-only)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie (a zombie holds no socket and no file)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _group_alive(pgid: int) -> bool:
