@@ -106,16 +106,18 @@ class LangchainFileStore:
         return history
 
     @staticmethod
-    def _create_file(path: Path) -> None:
-        """Create the session file 0600 with the empty list the library itself would write."""
+    def _create_file(path: Path) -> bool:
+        """Create the session file 0600 with the empty list the library itself would write;
+        False (nothing changed) when it exists."""
         try:
             fd = create_new(path)
         except FileExistsError:
-            return
+            return False
         try:
             write_all(fd, _EMPTY)
         finally:
             os.close(fd)
+        return True
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -125,14 +127,8 @@ class LangchainFileStore:
         with self._lock:
             if self._closed:
                 raise ClosedStoreError("the store is closed")
-            try:
-                fd = create_new(path)
-            except FileExistsError:
-                raise SessionExists(session_id, str(self.root)) from None
-            try:
-                write_all(fd, _EMPTY)
-            finally:
-                os.close(fd)
+            if not self._create_file(path):
+                raise SessionExists(session_id, str(self.root))
 
     def exists(self, session_id: str) -> bool:
         """Tell whether the session's file exists."""

@@ -208,9 +208,9 @@ class OpenAIAgentsSqliteStore:
         """The compaction's work inside its transaction."""
         if not self._known(session_id):
             raise SessionNotFound(session_id, str(self.db_path))
-        rows = [data for (data,) in conn.execute(f"SELECT message_data FROM {_MESSAGES} WHERE session_id = ? ORDER BY id",
-                                                 (session_id,))]
-        history = list(_decode_rows(str(self.db_path), [(data,) for data in rows]))
+        stored = conn.execute(f"SELECT message_data FROM {_MESSAGES} WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+        history = list(_decode_rows(str(self.db_path), stored))
+        rows = [data for (data,) in stored]
         live = select_live(history)
         write = plan(live)
         if write is None:

@@ -36,6 +36,7 @@ from aptmem.ids import validate_session_id
 from aptmem.store import Capabilities, CompactionPlanner, CompactionWritten, RecoveryReport, SessionStats, checked_write
 from strategies import sqlite_compaction as compaction_sql
 from strategies import sqlite_sql as sql
+from strategies.row_live import live_rows
 
 __all__ = ["SqliteStore", "JOURNAL_MODES", "SYNCHRONOUS"]
 
@@ -315,7 +316,7 @@ class SqliteStore:
 
     def _live_rows(self, conn: sqlite3.Connection, session_id: str) -> list[tuple[int, Entry]]:
         """(seq, entry) of every row of the live context, in live order (inside a transaction)."""
-        return compaction_sql.live_rows(conn, session_id, self._decode, str(self.db_path))
+        return live_rows(conn, session_id, sql.LIVE, self._decode, str(self.db_path))
 
     def latest_summary(self, session_id: str) -> Compaction | None:
         """The latest compaction row (one lookup in the partial index of compactions)."""

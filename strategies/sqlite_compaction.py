@@ -1,6 +1,6 @@
 """The SQL side of the sqlite strategy's live context and compactions.
 
-Reading the live context (:func:`live_rows`) is indexed lookups only: the latest compaction (a
+Reading the live context (:func:`strategies.row_live.live_rows`, with this strategy's :data:`~strategies.sqlite_sql.LIVE`) is indexed lookups only: the latest compaction (a
 partial index holds only compaction rows), the rows it keeps (``kept_before`` rows before it, a
 backward range scan of the primary key; or from the row an older writer's ``first_kept`` names,
 through the index on entry ids), then a range scan after it. A rewrite (:func:`rewrite`) runs
@@ -11,24 +11,13 @@ byte: the carried ones (entries no summary stands for), then the marker, then th
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 
-from aptmem.entries import Entry
 from aptmem.store import CompactionWritten
-from strategies import row_live
 from strategies import sqlite_sql as sql
 
-__all__ = ["live_rows", "payload_bytes", "rewrite"]
+__all__ = ["payload_bytes", "rewrite"]
 
 _Row = tuple[str, int | None, str | None, bytes]  # type, ts, entry_id, payload
-
-
-def live_rows(conn: sqlite3.Connection, session_id: str, decode: Callable[[bytes, int], Entry], where: str) -> list[tuple[int, Entry]]:
-    """(seq, entry) of every row of the live context, in live order (inside a transaction).
-
-    The same result as :func:`aptmem.store.select_live` over the whole history.
-    """
-    return row_live.live_rows(conn, session_id, sql.LIVE, decode, where)
 
 
 def payload_bytes(conn: sqlite3.Connection, session_id: str) -> int:

@@ -9,7 +9,7 @@ inherited.
 from __future__ import annotations
 
 import os
-import selectors
+import select
 import signal
 import subprocess
 import sys
@@ -59,14 +59,14 @@ def fork_running(body: Callable[[], object]) -> int:
 def readable(fd: int, timeout: float) -> bool:
     """Whether ``fd`` has something to read (or its end) within ``timeout`` seconds.
 
-    A selector, not ``select.select``: select() refuses descriptors above 1023, which a long-lived
-    process (a test session, a large run) may well hand out.
+    ``poll``, not ``select.select``: select() refuses descriptors above 1023, which a long-lived
+    process (a test session, a large run) may well hand out; a poll object costs no descriptor.
     """
     if timeout <= 0:
         return False
-    with selectors.DefaultSelector() as waiting:
-        waiting.register(fd, selectors.EVENT_READ)
-        return bool(waiting.select(timeout))
+    waiting = select.poll()
+    waiting.register(fd, select.POLLIN)
+    return bool(waiting.poll(timeout * 1000))
 
 
 def _read_all(fd: int, deadline: float) -> bytes:
