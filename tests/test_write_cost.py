@@ -169,3 +169,29 @@ def test_command_line_smoke(tmp_path: Path) -> None:
         f"write_cost_{t}.{ext}" for t in ("samples", "summary", "goals") for ext in ("parquet", "csv")
     } | {"write_cost_notes.json", "report.md", "figures", "strategies.parquet", "strategies.csv", "run_notes.json"}
     assert (out / "figures" / "append_latency.png").stat().st_size > 10_000
+
+
+def test_strategies_take_turns_in_rounds(entries, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every strategy appends its next slice in each round (a slow minute falls on all alike), all of them kept."""
+    import msgspec
+
+    from experiments.core.strategy import StoreSpec
+    import recording_store
+
+    base = load_strategy("jsonl_none")
+    specs = [msgspec.structs.replace(base, name=label, store=StoreSpec(
+        target="recording_store.RecordingStore", settings={**base.store.settings, "label": label})) for label in "abc"]
+    recording_store.APPENDS.clear()
+    df = measure_strategies(specs, entries, base_dir=tmp_path, rounds=5)
+    log = recording_store.APPENDS
+    assert sorted(log) == sorted(["a", "b", "c"] * N)
+    # fifteen slices of N/5 appends, each of one strategy; each round (three slices) holds every strategy once
+    step = N // 5
+    slices = [log[i:i + step] for i in range(0, len(log), step)]
+    assert len(slices) == 15 and all(len(set(part)) == 1 for part in slices)
+    assert all(sorted(part[0] for part in slices[r * 3:(r + 1) * 3]) == ["a", "b", "c"] for r in range(5))
+    assert dict(df.group_by("strategy").agg(pl.len()).iter_rows()) == {"a": N * 3, "b": N * 3, "c": N * 3}
+    one_by_one = measure_strategies(specs[:1], entries, base_dir=tmp_path, rounds=1)
+    assert one_by_one.height == N * 3
+    with pytest.raises(ValueError):
+        measure_strategies(specs, entries, rounds=0)

@@ -1,7 +1,7 @@
 """Concurrency safety: several processes append to one session at the same moment.
 
 Read top to bottom: :mod:`.settings`, :mod:`.job` (library writers per strategy, then the modes),
-:mod:`.store_writer` (one library writer), :mod:`.modes` (``aptmem append`` with and without the
+:mod:`.store_writer` (the library writers, forked from one process per strategy), :mod:`.modes` (``aptmem append`` with and without the
 lock, a naive buffered logger, the working-memory sidecar), :mod:`.writers` (the harness-only
 writers), :mod:`.report`, :mod:`.gate`.
 """

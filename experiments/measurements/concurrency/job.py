@@ -30,9 +30,8 @@ import polars as pl
 from experiments.core.runfolder import RunFolder, RunMeta
 from experiments.core.runinfo import REPO_ROOT, child_env
 from experiments.core.strategy import StrategySpec, build_store
-from experiments.measurements.concurrency.modes import signal_go
 from experiments.measurements.concurrency.settings import ConcurrencySettings
-from experiments.measurements.concurrency.store_writer import StoreWriterJob
+from experiments.measurements.concurrency.store_writer import StoreWriterJob, WritersOutcome
 
 __all__ = ["SESSION", "TABLES", "planned_mode_runs", "run_concurrency", "run_modes"]
 
@@ -41,30 +40,28 @@ SESSION = "0b7e4d5c-2b1f-4c3a-9d8e-7f6a5b4c3d2e"
 
 
 def _measure(strategy: StrategySpec, settings: ConcurrencySettings, root: Path) -> dict[str, Any]:
-    procs = []
-    for writer in range(settings.writers):
-        job = StoreWriterJob(store=strategy.store, root=str(root), session=SESSION, writer=writer,
-                             appends=settings.appends)
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "experiments.measurements.concurrency.store_writer", msgspec.json.encode(job).decode()],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env(),
-            cwd=REPO_ROOT))
-    time.sleep(0.3)  # let every writer import and open its store before the start signal
-    started = time.perf_counter_ns()
-    signal_go(procs)
-    acknowledged, failed, errors = 0, 0, []
-    for proc in procs:
-        try:
-            out, err = proc.communicate(timeout=settings.timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-        acknowledged += int(out.strip() or 0)
-        if proc.returncode != 0:
-            failed += 1
-            errors.append(err.strip().splitlines()[-1] if err.strip() else f"exit {proc.returncode}")
+    job = StoreWriterJob(store=strategy.store, root=str(root), session=SESSION, writers=settings.writers,
+                         appends=settings.appends, timeout=settings.timeout)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "experiments.measurements.concurrency.store_writer", msgspec.json.encode(job).decode()],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(), cwd=REPO_ROOT)
+    try:
+        ready = proc.stdout.readline()  # type: ignore[union-attr]  # every writer has its store open
+        started = time.perf_counter_ns()
+        if ready == b"ready\n":
+            proc.stdin.write(b"go\n")  # type: ignore[union-attr]
+            proc.stdin.flush()  # type: ignore[union-attr]
+        out, err = proc.communicate(timeout=settings.timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
     elapsed = time.perf_counter_ns() - started
-    return {"acknowledged": acknowledged, "writers_failed": failed, "wall_ns": elapsed,
+    if proc.returncode != 0 or not out.strip():
+        tail = err.decode(errors="replace").strip().splitlines()
+        raise RuntimeError(f"{strategy.name}: the writers' process failed ({proc.returncode}): {tail[-1] if tail else ''}")
+    outcome = msgspec.json.decode(out.strip().splitlines()[-1], type=WritersOutcome)
+    errors = [e for e in outcome.errors if e]
+    return {"acknowledged": sum(outcome.acknowledged), "writers_failed": len(errors), "wall_ns": elapsed,
             "error": "; ".join(sorted(set(errors)))[:300] or None, **_survivors(strategy, root)}
 
 

@@ -3,7 +3,7 @@
 For every session size the job generates one seeded session in the resume layout of
 :class:`experiments.workloads.resume.ResumeSession` (history, then a compaction marker that keeps the
 last turns, then a few more entries, so a resume has most of the history to skip), writes it
-into every strategy's store, and then runs each read in its own ``python -m
+into every strategy's store, and then runs each timed read in its own ``python -m
 experiments.measurements.memory.store_child`` process (one per measurement and repeat), so one strategy's garbage
 and allocator state never count against the next:
 
@@ -20,8 +20,11 @@ How a session is written: one ``replace(session, entries)`` per store, i.e. one 
 write for JSONL and full JSON and one transaction for SQLite. That is the fastest correct route
 and yields the same entries as appending them one by one; appending would be quadratic for
 full_json, and the write path is the write-cost job's subject, not this one's. Before measuring,
-a ``verify`` child checks once per (strategy, size) that ``read_live`` equals
-``select_live`` of all entries and that the store holds exactly the session written.
+a freshly opened store checks once per (strategy, size) that ``read_live`` equals ``select_live``
+of all entries and that it holds exactly the session written. That check measures nothing, so it
+runs in this process: a child of its own would pay the store's imports again (3.5 s for the
+OpenAI Agents SDK, a tenth of the default run's memory measurement) to learn nothing more, since
+the timed children then read the same files and are checked against the same counts.
 
 Tables written to the run folder: ``memory`` (parquet and CSV, one row per child run, see
 :data:`MEMORY_SCHEMA`) and ``memory_notes.json``. The report section is built from those alone
@@ -47,7 +50,7 @@ from experiments.core.children import run_module
 from experiments.core.runfolder import LEADING_COLUMNS, RunFolder, RunMeta, read_measurement
 from experiments.core.strategy import StrategySpec, build_store
 from experiments.measurements.memory.settings import MemorySettings
-from experiments.measurements.memory.store_child import ReadJob, StoreResult
+from experiments.measurements.memory.store_child import ReadJob, StoreResult, verify
 from experiments.workloads import Workload, workload_entries, workload_name
 from experiments.workloads.resume import ResumeFile, ResumeSession
 from experiments.workloads.transcripts import TranscriptWorkload
@@ -95,7 +98,7 @@ def _capped(strategy: StrategySpec, size_mb: float, settings: MemorySettings) ->
 
 
 def planned_measurements(strategies: Sequence[StrategySpec], settings: MemorySettings) -> int:
-    """How many child processes the job will run (for a progress bar): checks, timed and traced runs."""
+    """How many steps the job will take (for a progress bar): checks, and timed and traced child runs."""
     per = 1 + len(OPS) * (settings.repeats + (1 if settings.trace else 0))
     return sum(per for s in _chosen(strategies, settings) for size in settings.sizes_mb if not _capped(s, size, settings))
 
@@ -186,7 +189,7 @@ def run_memory(
                 root = scratch / strategy.name
                 _write_session(strategy, root, session_id, entries)
                 jobs[strategy.name] = job = ReadJob(store=strategy.store, root=str(root), session_id=session_id)
-                check = _child("verify", job, settings)
+                check = verify(job)
                 _check(strategy.name, size_mb, info, check)
                 sizes[strategy.name] = (check.bytes_on_disk or 0, _files_bytes(root))
                 checked += 1

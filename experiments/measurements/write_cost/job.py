@@ -46,7 +46,7 @@ def run_write_cost(
     started = time.perf_counter_ns()
     entries = workload_entries(workload, limit=settings.entries)
     samples = measure_strategies(list(strategies), entries, quadratic_entries=settings.quadratic_entries, base_dir=tmp,
-                                 sync_baseline=settings.sync_baseline, progress=progress)
+                                 sync_baseline=settings.sync_baseline, rounds=settings.blocks, progress=progress)
     samples = samples.with_columns(
         pl.lit(workload_name(workload)).alias("workload"), pl.lit(workload.seed).alias("seed"),
         pl.lit(len(entries)).alias("session_entries"), *folder.meta.columns(),

@@ -33,6 +33,9 @@ for it the three are timed together; ``sync_baseline="all"`` restores the baseli
 Also: the appended entries are fresh copies decoded from the lines the raw writes use, and the
 GC is told to ignore the harness's own objects (``gc.freeze``); see the code for why.
 
+Why strategies take turns (rounds) rather than run one after another: see
+:func:`measure_strategies`.
+
 Every sample is kept (one row per timed operation); :mod:`experiments.measurements.write_cost.summary`
 turns them into percentiles and ratios.
 """
@@ -83,6 +86,115 @@ def _session_id(name: str) -> str:
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
+class _Timer:
+    """One strategy's store, baseline files and preallocated sample arrays, advanced a slice at a time.
+
+    :func:`measure_strategies` keeps one per strategy open at once and moves them forward in turns
+    (see its docstring); :func:`measure_write_cost` drives one alone.
+    """
+
+    def __init__(self, strategy: StrategySpec, entries: Sequence[Entry], *, base_dir: str | os.PathLike[str] | None,
+                 sync_baseline: bool, order_seed: int) -> None:
+        self.strategy = strategy
+        self.kinds = 4 if sync_baseline else 3
+        self.lines = [encode_line(e) for e in entries]  # the raw writes get exactly these bytes, pre-encoded
+        # The strategy appends fresh copies decoded from those bytes, as an agent appends objects it
+        # just built: encoding the caller's own objects above could have left CPython caches (the
+        # per-string UTF-8 form) warm and given the strategy's encode a discount it never gets.
+        # The encode baseline gets fresh copies of its own, for the same reason.
+        self.fresh = [decode_line(line[:-1]) for line in self.lines]
+        self.fresh_for_encode = [decode_line(line[:-1]) for line in self.lines]
+        n = len(self.lines)
+        self.latency = array("q", bytes(8 * self.kinds * n))  # preallocated: nothing is allocated while timing
+        self.slots = array("b", bytes(self.kinds * n))
+        perms = list(itertools.permutations(range(self.kinds)))
+        order_rng = random.Random(order_seed)
+        self.orders = [perms[order_rng.randrange(len(perms))] for _ in range(n)]
+        self.done = 0
+        self.short = 0
+        self.session = _session_id(strategy.name)
+        self.root = Path(tempfile.mkdtemp(prefix=f"write-cost-{strategy.name}-", dir=base_dir))
+        self.fds: list[int] = []
+        self.store = None
+        try:
+            self.store = build_store(strategy, self.root / "store")
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
+            self.fds.append(os.open(self.root / "raw.jsonl", flags, 0o600))
+            self.fds.append(os.open(self.root / "raw_fdatasync.jsonl", flags, 0o600))
+        except BaseException:
+            self.close()
+            raise
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def advance(self, upto: int, progress: Callable[[int], object] | None = None) -> None:
+        """Time the entries up to index ``upto`` (exclusive) not timed yet."""
+        append, write, fdatasync, encode = self.store.append, os.write, os.fdatasync, encode_line
+        raw_fd, sync_fd = self.fds
+        kinds, latency, slots, session = self.kinds, self.latency, self.slots, self.session
+        start, upto = self.done, min(upto, len(self.lines))
+        # The entries are harness data, not the strategy's: freeze them out of the GC's view so
+        # a full collection does not spend time (charged to whichever operation triggers it)
+        # walking thousands of entries the strategy never allocated.
+        gc.collect()
+        gc.freeze()
+        try:
+            for i in range(start, upto):
+                entry, line = self.fresh[i], self.lines[i]
+                for slot, kind in enumerate(self.orders[i]):
+                    if kind == 0:
+                        t0 = perf_counter_ns()
+                        append(session, entry)
+                        t1 = perf_counter_ns()
+                    elif kind == 1:
+                        t0 = perf_counter_ns()
+                        written = write(raw_fd, line)
+                        t1 = perf_counter_ns()
+                        self.short += written != len(line)
+                    elif kind == 2:
+                        copy = self.fresh_for_encode[i]
+                        t0 = perf_counter_ns()
+                        encode(copy)
+                        t1 = perf_counter_ns()
+                    else:
+                        t0 = perf_counter_ns()
+                        written = write(sync_fd, line)
+                        fdatasync(sync_fd)
+                        t1 = perf_counter_ns()
+                        self.short += written != len(line)
+                    latency[i * kinds + kind] = t1 - t0
+                    slots[i * kinds + kind] = slot
+                if progress is not None and (i + 1 - start) % 64 == 0:
+                    progress(64)
+        finally:
+            gc.unfreeze()
+        if progress is not None and (upto - start) % 64:
+            progress((upto - start) % 64)
+        self.done = upto
+
+    def finish(self) -> pl.DataFrame:
+        """Check the store holds every entry; close it; return the samples. Raises ``RuntimeError`` otherwise."""
+        n = len(self.lines)
+        if self.short:
+            raise RuntimeError(f"{self.short} raw writes were short; the baseline is void")
+        stored = self.store.stats(self.session).entries if n else 0
+        self.store.close()
+        if stored != n:
+            raise RuntimeError(f"{self.strategy.name}: appended {n} entries but the store holds {stored}")
+        durability = str(self.store.capabilities.durability)
+        return _table(self.strategy, durability, self.lines, self.latency, self.slots, self.kinds)
+
+    def close(self) -> None:
+        """Close the store (again, after a failure: closing twice is allowed by every store) and remove its folder."""
+        if self.store is not None:
+            self.store.close()
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 def measure_write_cost(
     strategy: StrategySpec,
     entries: Sequence[Entry],
@@ -105,84 +217,12 @@ def measure_write_cost(
     times the number of kinds measured rows. Raises ``RuntimeError`` if the store does not hold
     exactly the appended entries afterwards.
     """
-    kinds = 4 if sync_baseline else 3
-    lines = [encode_line(e) for e in entries]  # the raw writes get exactly these bytes, pre-encoded
-    # The strategy appends fresh copies decoded from those bytes, as an agent appends objects it
-    # just built: encoding the caller's own objects above could have left CPython caches (the
-    # per-string UTF-8 form) warm and given the strategy's encode a discount it never gets.
-    # The encode baseline gets fresh copies of its own, for the same reason.
-    fresh = [decode_line(line[:-1]) for line in lines]
-    fresh_for_encode = [decode_line(line[:-1]) for line in lines]
-    n = len(entries)
-    latency = array("q", bytes(8 * kinds * n))  # preallocated: nothing is allocated while timing
-    slots = array("b", bytes(kinds * n))
-    root = Path(tempfile.mkdtemp(prefix=f"write-cost-{strategy.name}-", dir=base_dir))
-    fds: list[int] = []
-    store = None
+    timer = _Timer(strategy, entries, base_dir=base_dir, sync_baseline=sync_baseline, order_seed=order_seed)
     try:
-        store = build_store(strategy, root / "store")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
-        raw_fd = os.open(root / "raw.jsonl", flags, 0o600)
-        fds.append(raw_fd)
-        sync_fd = os.open(root / "raw_fdatasync.jsonl", flags, 0o600)
-        fds.append(sync_fd)
-        session = _session_id(strategy.name)
-        append, write, fdatasync, encode = store.append, os.write, os.fdatasync, encode_line
-        perms = list(itertools.permutations(range(kinds)))
-        order_rng = random.Random(order_seed)
-        orders = [perms[order_rng.randrange(len(perms))] for _ in range(n)]
-        short = 0
-        # The entries are harness data, not the strategy's: freeze them out of the GC's view so
-        # a full collection does not spend time (charged to whichever operation triggers it)
-        # walking thousands of entries the strategy never allocated.
-        gc.collect()
-        gc.freeze()
-        try:
-            for i in range(n):
-                entry, line = fresh[i], lines[i]
-                for slot, kind in enumerate(orders[i]):
-                    if kind == 0:
-                        t0 = perf_counter_ns()
-                        append(session, entry)
-                        t1 = perf_counter_ns()
-                    elif kind == 1:
-                        t0 = perf_counter_ns()
-                        written = write(raw_fd, line)
-                        t1 = perf_counter_ns()
-                        short += written != len(line)
-                    elif kind == 2:
-                        copy = fresh_for_encode[i]
-                        t0 = perf_counter_ns()
-                        encode(copy)
-                        t1 = perf_counter_ns()
-                    else:
-                        t0 = perf_counter_ns()
-                        written = write(sync_fd, line)
-                        fdatasync(sync_fd)
-                        t1 = perf_counter_ns()
-                        short += written != len(line)
-                    latency[i * kinds + kind] = t1 - t0
-                    slots[i * kinds + kind] = slot
-                if progress is not None and (i + 1) % 64 == 0:
-                    progress(64)
-        finally:
-            gc.unfreeze()
-        if progress is not None and n % 64:
-            progress(n % 64)
-        if short:
-            raise RuntimeError(f"{short} raw writes were short; the baseline is void")
-        stored = store.stats(session).entries if n else 0
-        store.close()
-        if stored != n:
-            raise RuntimeError(f"{strategy.name}: appended {n} entries but the store holds {stored}")
-        durability = str(store.capabilities.durability)
+        timer.advance(len(timer), progress)
+        return timer.finish()
     finally:
-        if store is not None:
-            store.close()  # again after a failure: closing twice is allowed by every store
-        for fd in fds:
-            os.close(fd)
-        shutil.rmtree(root, ignore_errors=True)
-    return _table(strategy, durability, lines, latency, slots, kinds)
+        timer.close()
 
 
 def _table(strategy: StrategySpec, durability: str, lines: list[bytes], latency: array, slots: array,
@@ -215,26 +255,45 @@ def measure_strategies(
     base_dir: str | os.PathLike[str] | None = None,
     sync_baseline: str = "per_append",
     order_seed: int = 0,
+    rounds: int = 1,
     progress: Callable[[int], object] | None = None,
 ) -> pl.DataFrame:
-    """Measure each strategy in turn on (a prefix of) ``entries``; return all samples in one table.
+    """Measure the strategies on (a prefix of) ``entries``, taking turns; return all samples in one table.
 
     A strategy that declares ``quadratic_appends`` (each append rewrites the whole history, so the
     replay is quadratic in total) replays only its first ``quadratic_entries`` entries (0: all).
     ``sync_baseline`` is ``"per_append"`` (time ``os.write`` + ``fdatasync`` only beside
     strategies that declare per-append durability, the ones it is compared with; the others run
     without fdatasyncs beside them, see the module docstring) or ``"all"`` (beside every one).
+
+    Why turns: strategies measured one after another each get a different minute of a shared
+    machine, and a disk that turns slow for a minute (another job's writeback: measured here, the
+    fdatasync step went from about 0.1 to 4 ms) lands on whichever strategy ran then, so two runs
+    ranked the durable stores in opposite orders. All stores are open at once and the replay is cut
+    into ``rounds``: in each round every strategy, in a seeded random order, appends its next
+    ``1/rounds`` of the entries. A slow minute then falls on all of them alike, and the rounds are
+    the blocks of the median's bootstrap (``summarize(blocks=rounds)``), so drift within the run
+    widens the intervals instead of tilting the ranking.
     """
     if sync_baseline not in ("all", "per_append"):
         raise ValueError("sync_baseline must be 'all' or 'per_append'")
-    tables = []
-    for strategy in strategies:
-        count = replayed(strategy, len(entries), quadratic_entries)
-        with_sync = sync_baseline == "all" or capabilities(strategy).durability == "per_append"
-        tables.append(
-            measure_write_cost(strategy, entries[:count], base_dir=base_dir, sync_baseline=with_sync,
-                               order_seed=order_seed, progress=progress)
-        )
+    if rounds < 1:
+        raise ValueError("rounds must be >= 1")
+    timers: list[_Timer] = []
+    try:
+        for strategy in strategies:
+            count = replayed(strategy, len(entries), quadratic_entries)
+            with_sync = sync_baseline == "all" or capabilities(strategy).durability == "per_append"
+            timers.append(_Timer(strategy, entries[:count], base_dir=base_dir, sync_baseline=with_sync,
+                                 order_seed=order_seed))
+        turn_rng = random.Random(order_seed)
+        for r in range(1, rounds + 1):
+            for timer in turn_rng.sample(timers, len(timers)):
+                timer.advance(-(-len(timer) * r // rounds), progress)  # ceil: the last round ends at the end
+        tables = [timer.finish() for timer in timers]
+    finally:
+        for timer in timers:
+            timer.close()
     return pl.concat(tables) if tables else pl.DataFrame(schema=SAMPLE_SCHEMA)
 
 

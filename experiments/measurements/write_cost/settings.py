@@ -22,7 +22,8 @@ class WriteCostSettings:
     #: appends in each growth window: the first after the warm-up, and the last (never overlapping; shorter replays
     #: shrink both, and one with room for fewer than 20 each has no growth figure)
     window: int = 100
-    #: consecutive blocks the appends are cut into for the block bootstrap of the median's interval
+    #: rounds the strategies take turns in (each appends its next 1/blocks of the entries per round), and so the
+    #: consecutive blocks of the block bootstrap of the median's interval
     blocks: int = 10
     #: block-bootstrap draws behind each median's 95% interval
     resamples: int = 400
