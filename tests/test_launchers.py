@@ -69,3 +69,25 @@ def test_the_slurm_launcher_runs_a_sweep_through_submitit_locally(tmp_path: Path
                            cwd=ROOT, timeout=600)
     assert again.returncode == 0, again.stderr
     assert (sweep_dir / "report.md").is_file() and "[0/report.md](0/report.md)" in (sweep_dir / "report.md").read_text()
+
+
+def test_the_ray_launcher_runs_a_sweep_on_a_ray_instance_of_its_own(tmp_path: Path) -> None:
+    """``configs/hydra/launcher/ray_cluster.yaml`` as shipped, with ``address=local``: Ray starts on this machine for
+    the sweep and stops after it; both jobs run as Ray tasks and the sweep is combined."""
+    pytest.importorskip("hydra_plugins.hydra_ray_launcher")
+    sweep_dir = tmp_path / "sweep"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments", "run", "-m", "hydra/launcher=ray_cluster",
+         "hydra.launcher.ray.init.address=local", "+hydra.launcher.ray.init.num_cpus=2",
+         "measure=[write_cost]", "strategy=[jsonl_none],[sqlite_wal_off]", "write_cost.entries=50",
+         "write_cost.warmup=5", "write_cost.window=20", "progress=false", f"hydra.sweep.dir={sweep_dir}"],
+        capture_output=True, text=True, cwd=ROOT, env={**env, "RAY_DISABLE_USAGE_STATS": "1"}, timeout=900)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-3000:]
+    assert "Ray Launcher is launching 2 jobs" in log and "Started a local Ray instance" in log
+    assert "(_run_job pid=" in log  # the jobs ran in Ray's worker processes
+    for job in ("0", "1"):
+        assert (sweep_dir / job / "report.md").exists()
+    combined = pl.read_parquet(sweep_dir / "write_cost_summary.parquet")
+    assert sorted(combined["strategy"].to_list()) == ["jsonl_none", "sqlite_wal_off"]

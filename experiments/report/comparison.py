@@ -109,9 +109,12 @@ def _fault_tolerance(part: pl.DataFrame) -> str:
 
 
 def _concurrency(part: pl.DataFrame) -> str:
-    row = part.sort("lost", descending=True).row(0, named=True)
+    # worst first: entries lost, then writers that failed (a store that refuses concurrent writers loses
+    # nothing it acknowledged, but an agent's process failed)
+    row = part.sort("lost", "writers_failed", descending=True).row(0, named=True)
+    failed = f", {row['writers_failed']} of {row['writers']} writers failed" if row["writers_failed"] else ""
     return (f"{row['writers']} writers x {row['appends']} appends at once: {row['lost']} of {row['acknowledged']} "
-            f"acknowledged entries lost, {row['damaged_lines']} damaged lines (worst of {part.height} settings)")
+            f"acknowledged entries lost, {row['damaged_lines']} damaged lines{failed} (worst of {part.height} settings)")
 
 
 def _complexity(part: pl.DataFrame) -> str:
