@@ -16,8 +16,12 @@ linear formula over
   character than prose, and
 * how many runs of each class it holds (a run of letters is about a word; a change from lower
   to upper case inside one marks camelCase, base64 or a key; a digit run starts a group of
-  three; a run of newlines is about one token; punctuation, space and non-ASCII runs are
-  pieces of their own).
+  three; punctuation and non-ASCII runs are pieces of their own). A run of spaces or of
+  newlines is a piece too, except where the tokenizer folds it into its neighbour: a single
+  space before a word or punctuation (`` word``), an underscore between a non-space and a word
+  (``_name``: the vocabulary has those pieces; other punctuation there, ``/path``, ``.py``, is
+  folded by the pretokenizer too, but the vocabulary has it less often and it fitted worse),
+  newlines right after punctuation (``{\\n``).
 
 Weights are fitted by :mod:`aptmem.tokens.calibration.medium_fit` on a broad corpus and shipped
 in ``medium_constants.json``; classes whose weights came out equal when fitted apart share one
@@ -48,12 +52,13 @@ from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_const
 __all__ = ["FEATURES", "CharCosts", "MediumEstimator", "features"]
 
 # One-hot class bits of the class string (one byte per character).
-_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _NONASCII = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
+_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _NONASCII, _UNDERSCORE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 #: texts are read in blocks of this many characters (the masks' length); a run cut by a block
 #: edge counts twice: one token in 64k at most
 _BLOCK = 1 << 16
 #: code points a :class:`CharCosts` table covers: the Basic Multilingual Plane
 _PLANE = 0x10000
+_ASCII = bytes(range(128))
 
 
 def _tables() -> tuple[bytes, bytes, bytes]:
@@ -68,6 +73,7 @@ def _tables() -> tuple[bytes, bytes, bytes]:
     for c in b" \t\r\x0b\x0c":
         onehot[c] = _SPACE
     onehot[ord("\n")] = _NEWLINE
+    onehot[ord("_")] = _PUNCT | _UNDERSCORE
     script = bytearray(b"." * 256)
     for c in range(0x80, 0x100):  # lead bytes of other non-ASCII characters (and stray bytes)
         script[c] = ord("x")
@@ -93,6 +99,7 @@ _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
 _M_NONASCII = _mask(_NONASCII)
+_M_UNDERSCORE = _mask(_UNDERSCORE)
 
 
 def _class_pattern(table: bytes, cost: int) -> re.Pattern[str]:
@@ -145,8 +152,13 @@ class CharCosts:
         except (zlib.error, binascii.Error) as exc:
             raise ValueError(f"damaged character cost table ({exc})") from None
 
-    def counts(self, text: str) -> tuple[int, int]:
-        """How many characters of ``text`` take two tokens alone, and how many take three."""
+    def counts(self, text: str, raw: bytes | None = None) -> tuple[int, int]:
+        """How many characters of ``text`` (UTF-8: ``raw``, if at hand) take two tokens alone, and how many three."""
+        if raw is None:
+            raw = text.encode("utf-8", "surrogatepass")
+        if 2 * (len(raw) - len(text)) < len(text):
+            # Mostly ASCII: scan only the other characters (dropping the ASCII bytes is one C loop).
+            text = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
         return len(self._two.findall(text)), len(self._three.findall(text))
 
 
@@ -156,6 +168,7 @@ def _class_features(classes: bytes) -> list[int]:
     for start in range(0, len(classes), _BLOCK):
         x = int.from_bytes(classes[start : start + _BLOCK], "little")
         before = x << 8  # each character's left neighbour's bits, in its place
+        after = x >> 8  # each character's right neighbour's bits, in its place
         r = x ^ (x & before)  # the class bits of each character whose left neighbour lacks them: run starts
         out[0] += (x & _M_LETTERS).bit_count()
         out[1] += (x & _M_DIGIT).bit_count()
@@ -164,11 +177,30 @@ def _class_features(classes: bytes) -> list[int]:
         # An upper-case run that starts right after a letter (a lower-case one, or it would not start).
         out[10] += ((r >> 1) & before & _M_LETTER).bit_count()
         out[11] += (r & _M_DIGIT).bit_count()
-        out[12] += (r & _M_NEWLINE).bit_count()
-        out[13] += (r & _M_PUNCT).bit_count()
-        out[14] += (r & _M_SPACE).bit_count()
+        spaces, newlines = r & _M_SPACE, r & _M_NEWLINE
+        out[12] += (newlines ^ (newlines & _newline_absorbed(before))).bit_count()
+        out[13] += (r & _M_PUNCT).bit_count() - _underscores_absorbed(r, before, after).bit_count()
+        out[14] += (spaces ^ (spaces & _space_absorbed(after))).bit_count()
         out[15] += (r & _M_NONASCII).bit_count()
     return out
+
+
+def _space_absorbed(after: int) -> int:
+    """Space bits where the next character is a letter or punctuation: the tokenizer's piece of a word
+    (or of a punctuation run) takes one space before it, so a single space there costs nothing."""
+    return ((after & _M_LETTER) << 4) | ((after & _M_PUNCT) << 1)
+
+
+def _underscores_absorbed(r: int, before: int, after: int) -> int:
+    """Bits of underscores alone between a non-space and a letter: the word's piece takes them
+    (``_name``: snake_case costs a token per word, not two). A run of one starts a run."""
+    absorbed = r & _M_UNDERSCORE & ((after & _M_LETTER) << 7)
+    return absorbed ^ (absorbed & ((before & _M_SPACE) << 3))
+
+
+def _newline_absorbed(before: int) -> int:
+    """Newline bits right after punctuation: a punctuation piece takes the newlines after it (``{\\n``)."""
+    return (before & _M_PUNCT) << 2
 
 
 _shipped_costs: CharCosts | None = None
@@ -193,7 +225,7 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
         han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
         # A Han, CJK or Hangul character is 3 UTF-8 bytes; what is left of the extra bytes belongs to the others.
         out[3:7] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul)
-        out[7:9] = (costs or _default_costs()).counts(text)
+        out[7:9] = (costs or _default_costs()).counts(text, raw)
     return tuple(out)
 
 
@@ -264,16 +296,20 @@ class MediumEstimator:
                 x = int.from_bytes(raw.translate(_ONEHOT, _CONTINUATION), "little")
                 scripts = raw.translate(_SCRIPT, _CONTINUATION)
                 han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
-                two, three = self.costs.counts(text)
+                two, three = self.costs.counts(text, raw)
                 estimate = (w[3] * han + w[4] * wide + w[5] * hangul
                             + w[6] * (len(raw) - len(text) - 2 * (han + wide + hangul)) + w[7] * two + w[8] * three)
             before = x << 8
             r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
+            after = x >> 8
+            spaces, newlines = r & _M_SPACE, r & _M_NEWLINE
             estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
                          + w[2] * (x & _M_PUNCT).bit_count()
                          + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
-                         + w[11] * (r & _M_DIGIT).bit_count() + w[12] * (r & _M_NEWLINE).bit_count()
-                         + w[13] * (r & _M_PUNCT).bit_count() + w[14] * (r & _M_SPACE).bit_count()
+                         + w[11] * (r & _M_DIGIT).bit_count()
+                         + w[12] * (newlines ^ (newlines & _newline_absorbed(before))).bit_count()
+                         + w[13] * ((r & _M_PUNCT).bit_count() - _underscores_absorbed(r, before, after).bit_count())
+                         + w[14] * (spaces ^ (spaces & _space_absorbed(after))).bit_count()
                          + w[15] * (r & _M_NONASCII).bit_count())
         n = int(estimate + 0.5)
         return n if n or not text else 1

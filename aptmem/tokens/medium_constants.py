@@ -33,9 +33,9 @@ FEATURES = (
     "letter_runs",         # runs of letters: about the words
     "case_changes",        # upper case right after lower case: camelCase, base64, keys
     "digit_runs",          # runs of digits: each starts a group of three
-    "newline_runs",        # runs of newlines
-    "punct_runs",          # runs of punctuation
-    "space_runs",          # runs of spaces (space, tab, CR, VT, FF)
+    "newline_runs",        # runs of newlines, but those right after punctuation (its piece takes them)
+    "punct_runs",          # runs of punctuation, but an underscore between a non-space and a letter (``_name``)
+    "space_runs",          # runs of spaces (space, tab, CR, VT, FF), but a single space before a letter or punctuation
     "nonascii_runs",       # runs of non-ASCII characters
 )
 

@@ -45,6 +45,7 @@ _SKIP_DIRS = frozenset({".git", ".venv", "venv", "__pycache__", ".pytest_cache",
 _SKIP_STDLIB_DIRS = frozenset({"test", "tests", "idle_test", "lib-dynload"})
 #: Repository files never read: what the calibration itself writes.
 _SKIP_FILES = frozenset({"aptmem/tokens/medium_constants.json"})
+_DOCSTRING = re.compile(r'"""(.*?)"""', re.S)
 _URL = re.compile(r"https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]+[A-Za-z0-9/]")
 
 
@@ -114,12 +115,15 @@ class Sources:
 
     @cached_property
     def prose(self) -> list[RealText]:
-        """Documentation: the repository's markdown, the standard library's text files and pydoc's topics."""
+        """Documentation: the repository's markdown, the standard library's text files, pydoc's topics and
+        the standard library's long docstrings (English prose, by the file they are in)."""
         from pydoc_data.topics import topics
 
         pydoc = [RealText(f"stdlib:pydoc_data/topics.py#{name}", text) for name, text in sorted(topics.items())
                  if len(text) >= 400]
-        return self._texts(".md", ".rst", ".txt") + pydoc
+        docstrings = [RealText(t.source, doc) for t in self.python if t.source.startswith("stdlib:")
+                      for doc in _DOCSTRING.findall(t.text) if len(doc) >= 400]
+        return self._texts(".md", ".rst", ".txt") + pydoc + docstrings
 
     @cached_property
     def python(self) -> list[RealText]:
