@@ -152,12 +152,11 @@ def test_medium_features_of_a_known_string() -> None:
     # the newline right after "!" is folded into its piece.
     assert named == {"letters": 3, "digits": 2, "punct": 1, "han": 1, "kana_wide": 1, "hangul": 0,
                      "other_extra_bytes": 1, "two_token_chars": 1, "three_token_chars": 0, "letter_runs": 1,
-                     "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1,
-                     "nonascii_runs": 1}
+                     "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1}
     runs = dict(zip(FEATURES, features("aGVsbG8 worldFoo  12345\n\nカナ 한국")))
     assert (runs["letter_runs"], runs["case_changes"], runs["digit_runs"], runs["newline_runs"], runs["space_runs"]) \
         == (2, 3, 2, 1, 2)  # the space before "world" folds into its piece
-    assert (runs["kana_wide"], runs["hangul"], runs["nonascii_runs"], runs["two_token_chars"]) == (2, 2, 2, 1)  # 국
+    assert (runs["kana_wide"], runs["hangul"], runs["two_token_chars"]) == (2, 2, 1)  # 국 is two tokens alone
     assert features("😀")[FEATURES.index("other_extra_bytes")] == 3
     assert features("") == (0,) * len(FEATURES)
 

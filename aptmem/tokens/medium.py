@@ -16,8 +16,9 @@ linear formula over
   character than prose, and
 * how many runs of each class it holds (a run of letters is about a word; a change from lower
   to upper case inside one marks camelCase, base64 or a key; a digit run starts a group of
-  three; punctuation and non-ASCII runs are pieces of their own). A run of spaces or of
-  newlines is a piece too, except where the tokenizer folds it into its neighbour: a single
+  three; a punctuation run is a piece of its own; runs of non-ASCII characters are not counted:
+  fitted apart, their weight came out 0 once the characters' own costs are counted). A run of
+  spaces or of newlines is a piece too, except where the tokenizer folds it into its neighbour: a single
   space before a word or punctuation (`` word``), an underscore between a non-space and a word
   (``_name``: the vocabulary has those pieces; other punctuation there, ``/path``, ``.py``, is
   folded by the pretokenizer too, but the vocabulary has it less often and it fitted worse),
@@ -30,9 +31,10 @@ feature, so one pass counts them.
 How it stays fast (more than 10x faster than tiktoken, measured by ``benchmarks/token_accuracy.py``):
 the text is encoded once, ``bytes.translate`` maps every byte to a one-hot class bit (deleting
 UTF-8 continuation bytes, so a character is one byte), and the class string is read as one big
-integer. Then ``x & mask`` with a per-feature mask and ``int.bit_count`` give each class's size, and
-``x ^ (x & (x << 8))`` marks where a run of each class starts, counted the same way (and, shifted by
-one bit against the neighbours, where upper case follows lower case). Every step is a C
+integer ``x``. Then ``x & mask`` with a per-feature mask and ``int.bit_count`` give each class's
+size, and ``x ^ (x & (x << 8))`` marks where a run of each class starts, counted the same way
+(shifted against the neighbours: where upper case follows lower case, and which runs a
+neighbour folds in). Every step is a C
 loop over machine words; no Python code runs per character. Non-ASCII text adds one more
 translate for its scripts and two regular-expression scans (character classes compiled once)
 for its two- and three-token characters.
@@ -52,7 +54,7 @@ from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_const
 __all__ = ["FEATURES", "CharCosts", "MediumEstimator", "features"]
 
 # One-hot class bits of the class string (one byte per character).
-_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _NONASCII, _UNDERSCORE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE, _UNDERSCORE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 #: texts are read in blocks of this many characters (the masks' length); a run cut by a block
 #: edge counts twice: one token in 64k at most
 _BLOCK = 1 << 16
@@ -63,17 +65,20 @@ _ASCII = bytes(range(128))
 
 def _tables() -> tuple[bytes, bytes, bytes]:
     """The one-hot class table, the script table of non-ASCII lead bytes, and the continuation bytes."""
-    onehot = bytearray([_PUNCT] * 128 + [_NONASCII] * 128)
+    # A piece of the tokenizer takes one space before a letter or punctuation (``_FOLDS_SPACE``), not
+    # before a digit, a space or a newline. Before a non-ASCII letter it does too, but CJK text fitted
+    # worse so (its characters' own costs already count the piece): non-ASCII has no class bit.
+    onehot = bytearray([_PUNCT | _FOLDS_SPACE] * 128 + [0] * 128)
     for c in b"abcdefghijklmnopqrstuvwxyz":
-        onehot[c] = _LETTER
+        onehot[c] = _LETTER | _FOLDS_SPACE
     for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZ":
-        onehot[c] = _LETTER | _UPPER
+        onehot[c] = _LETTER | _UPPER | _FOLDS_SPACE
     for c in b"0123456789":
         onehot[c] = _DIGIT
     for c in b" \t\r\x0b\x0c":
         onehot[c] = _SPACE
     onehot[ord("\n")] = _NEWLINE
-    onehot[ord("_")] = _PUNCT | _UNDERSCORE
+    onehot[ord("_")] = _PUNCT | _UNDERSCORE | _FOLDS_SPACE
     script = bytearray(b"." * 256)
     for c in range(0x80, 0x100):  # lead bytes of other non-ASCII characters (and stray bytes)
         script[c] = ord("x")
@@ -98,7 +103,6 @@ _M_DIGIT = _mask(_DIGIT)
 _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
-_M_NONASCII = _mask(_NONASCII)
 _M_UNDERSCORE = _mask(_UNDERSCORE)
 
 
@@ -167,40 +171,36 @@ def _class_features(classes: bytes) -> list[int]:
     out = [0] * len(FEATURES)
     for start in range(0, len(classes), _BLOCK):
         x = int.from_bytes(classes[start : start + _BLOCK], "little")
-        before = x << 8  # each character's left neighbour's bits, in its place
-        after = x >> 8  # each character's right neighbour's bits, in its place
-        r = x ^ (x & before)  # the class bits of each character whose left neighbour lacks them: run starts
         out[0] += (x & _M_LETTERS).bit_count()
         out[1] += (x & _M_DIGIT).bit_count()
         out[2] += (x & _M_PUNCT).bit_count()
+        before = x << 8  # each character's left neighbour's bits, in its place
+        r = x ^ (x & before)  # the class bits of each character whose left neighbour lacks them: run starts
         out[9] += (r & _M_LETTER).bit_count()
         # An upper-case run that starts right after a letter (a lower-case one, or it would not start).
         out[10] += ((r >> 1) & before & _M_LETTER).bit_count()
         out[11] += (r & _M_DIGIT).bit_count()
-        spaces, newlines = r & _M_SPACE, r & _M_NEWLINE
-        out[12] += (newlines ^ (newlines & _newline_absorbed(before))).bit_count()
-        out[13] += (r & _M_PUNCT).bit_count() - _underscores_absorbed(r, before, after).bit_count()
-        out[14] += (spaces ^ (spaces & _space_absorbed(after))).bit_count()
-        out[15] += (r & _M_NONASCII).bit_count()
+        newline_runs, punct_runs, space_runs = _runs_not_folded(x, r)
+        out[12] += newline_runs
+        out[13] += punct_runs
+        out[14] += space_runs
     return out
 
 
-def _space_absorbed(after: int) -> int:
-    """Space bits where the next character is a letter or punctuation: the tokenizer's piece of a word
-    (or of a punctuation run) takes one space before it, so a single space there costs nothing."""
-    return ((after & _M_LETTER) << 4) | ((after & _M_PUNCT) << 1)
+def _runs_not_folded(x: int, r: int) -> tuple[int, int, int]:
+    """Newline, punctuation and space runs that are pieces of their own (``x``: the class string, ``r``: run starts).
 
-
-def _underscores_absorbed(r: int, before: int, after: int) -> int:
-    """Bits of underscores alone between a non-space and a letter: the word's piece takes them
-    (``_name``: snake_case costs a token per word, not two). A run of one starts a run."""
-    absorbed = r & _M_UNDERSCORE & ((after & _M_LETTER) << 7)
-    return absorbed ^ (absorbed & ((before & _M_SPACE) << 3))
-
-
-def _newline_absorbed(before: int) -> int:
-    """Newline bits right after punctuation: a punctuation piece takes the newlines after it (``{\\n``)."""
-    return (before & _M_PUNCT) << 2
+    The shifts put a neighbour's class bit where the run's own bit is, so one AND finds the runs
+    folded into a neighbour: ``x << 10`` puts the left neighbour's punctuation bit (0x08) on the
+    newline bit (0x20); ``x >> 1`` the right neighbour's letter bit (0x01) on the underscore bit
+    (0x80), ``x << 11`` the left neighbour's space bit (0x10) there too; ``x >> 10`` the right
+    neighbour's folds-a-space bit (0x40) on the space bit (0x10).
+    """
+    newlines, spaces = r & _M_NEWLINE, r & _M_SPACE
+    underscores = r & _M_UNDERSCORE & (x >> 1)  # an underscore run of one before a letter ...
+    folded = underscores.bit_count() - (underscores & (x << 11)).bit_count()  # ... but not after a space
+    return (newlines.bit_count() - (newlines & (x << 10)).bit_count(), (r & _M_PUNCT).bit_count() - folded,
+            spaces.bit_count() - (spaces & (x >> 10)).bit_count())
 
 
 _shipped_costs: CharCosts | None = None
@@ -289,28 +289,29 @@ class MediumEstimator:
             # every corpus text.
             if text.isascii():
                 raw = text.encode("ascii")
-                x = int.from_bytes(raw.translate(_ONEHOT), "little")
+                classes = raw.translate(_ONEHOT)
                 estimate = 0.0
             else:
                 raw = text.encode("utf-8", "surrogatepass")
-                x = int.from_bytes(raw.translate(_ONEHOT, _CONTINUATION), "little")
+                classes = raw.translate(_ONEHOT, _CONTINUATION)
                 scripts = raw.translate(_SCRIPT, _CONTINUATION)
                 han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
                 two, three = self.costs.counts(text, raw)
                 estimate = (w[3] * han + w[4] * wide + w[5] * hangul
                             + w[6] * (len(raw) - len(text) - 2 * (han + wide + hangul)) + w[7] * two + w[8] * three)
+            x = int.from_bytes(classes, "little")
             before = x << 8
             r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
-            after = x >> 8
-            spaces, newlines = r & _M_SPACE, r & _M_NEWLINE
+            newlines, spaces = r & _M_NEWLINE, r & _M_SPACE
+            underscores = r & _M_UNDERSCORE & (x >> 1)
             estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
                          + w[2] * (x & _M_PUNCT).bit_count()
                          + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
                          + w[11] * (r & _M_DIGIT).bit_count()
-                         + w[12] * (newlines ^ (newlines & _newline_absorbed(before))).bit_count()
-                         + w[13] * ((r & _M_PUNCT).bit_count() - _underscores_absorbed(r, before, after).bit_count())
-                         + w[14] * (spaces ^ (spaces & _space_absorbed(after))).bit_count()
-                         + w[15] * (r & _M_NONASCII).bit_count())
+                         + w[12] * (newlines.bit_count() - (newlines & (x << 10)).bit_count())
+                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count()
+                                    + (underscores & (x << 11)).bit_count())
+                         + w[14] * (spaces.bit_count() - (spaces & (x >> 10)).bit_count()))
         n = int(estimate + 0.5)
         return n if n or not text else 1
 

@@ -36,7 +36,6 @@ FEATURES = (
     "newline_runs",        # runs of newlines, but those right after punctuation (its piece takes them)
     "punct_runs",          # runs of punctuation, but an underscore between a non-space and a letter (``_name``)
     "space_runs",          # runs of spaces (space, tab, CR, VT, FF), but a single space before a letter or punctuation
-    "nonascii_runs",       # runs of non-ASCII characters
 )
 
 CONSTANTS_FILE = "medium_constants.json"
