@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from aptmem.memory.registry import memory_strategy
     from aptmem.session import Session
     from aptmem.tokens import get_estimator
+    from aptmem.tokens.context_model import ContextModel
+    from aptmem.tokens.profile import load_profile
     from aptmem.working_memory import WorkingMemory
 
 #: Each re-exported name and the module that defines it.
@@ -33,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "Assistant": "aptmem.entries",
     "Compaction": "aptmem.entries",
     "CompactionPolicy": "aptmem.compaction.policy",
+    "ContextModel": "aptmem.tokens.context_model",
     "JsonlStore": "aptmem.jsonl_store",
     "Metadata": "aptmem.entries",
     "Session": "aptmem.session",
@@ -43,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "continue_session": "aptmem.continuation",
     "create_session": "aptmem.continuation",
     "get_estimator": "aptmem.tokens",
+    "load_profile": "aptmem.tokens.profile",
     "memory_strategy": "aptmem.memory.registry",
 }
 

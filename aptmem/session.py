@@ -15,6 +15,7 @@ only entries it has not seen are counted then.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,21 @@ from aptmem.tokens.provider_count import ProviderCount
 from aptmem.working_memory import WorkingMemory
 
 __all__ = ["AppendOutcome", "Context", "Session"]
+
+
+@dataclass(frozen=True)
+class _PlanUnits:
+    """The units a compaction is planned in: the deciding tier's, or the provider's count.
+
+    The trigger and the plan must count alike: a session that fires by the provider's count
+    (fixed part of system prompt and tool definitions, entries in provider tokens, framing) plans
+    by it too, so the target leaves room for that fixed part and is reached by the same count.
+    """
+
+    counts_of: Callable[[Sequence[Entry]], list[int]]
+    count_entry: Callable[[Entry], int]
+    count_text: Callable[[str], int]
+    fixed: int
 
 
 @dataclass
@@ -66,7 +82,8 @@ class Session:
     ``provider``, a :class:`~aptmem.tokens.context_model.ContextModel` of the provider the agent
     talks to, makes the trigger count what that provider will bill: the anchored tier whenever a
     reply carried usage, the context model before (:mod:`aptmem.tokens.provider_count`). The
-    compaction still plans by the deciding tier.
+    compaction then plans in the provider's tokens too: its target leaves room for the provider's
+    fixed part (system prompt, tool definitions), so the next request is at the target.
     """
 
     def __init__(
@@ -192,12 +209,23 @@ class Session:
             outcome.compaction = self.compact()
         return outcome
 
+    def _units(self) -> _PlanUnits:
+        """The units to plan a compaction in: the provider's count if the session has one, else the deciding tier's."""
+        if self._provider is not None:
+            provider = self._provider
+            return _PlanUnits(counts_of=lambda view: [provider.count_entry(e) for e in view],
+                              count_entry=provider.count_entry, count_text=provider.count_text, fixed=provider.fixed)
+        judge = self._judge()
+        estimator = judge.estimator
+        return _PlanUnits(counts_of=judge.counts_of, count_entry=lambda e: count_entry(estimator, e),
+                          count_text=estimator.count, fixed=judge.base)
+
     def _would_change(self) -> bool:
         """Whether a compaction of the context as this session sees it would summarize or
         shorten anything (a cheap plan, no summary): if not, one is not even tried."""
-        judge = self._judge()
-        plan = plan_compaction(self._view, judge.counts, policy=self.policy, fixed_tokens=judge.base,
-                               count_entry=lambda e: count_entry(judge.estimator, e), originals=self.live)
+        units = self._units()
+        plan = plan_compaction(self._view, units.counts_of(self._view), policy=self.policy, fixed_tokens=units.fixed,
+                               count_entry=units.count_entry, originals=self.live)
         return bool(plan.summarized or plan.truncated)
 
     def compact(self) -> CompactionResult:
@@ -211,12 +239,11 @@ class Session:
         results: list[tuple[list[Entry], list[Entry], CompactionResult]] = []
 
         def plan(live: list[Entry]) -> CompactionWrite | None:
-            view, counts = self._counted(live)
-            judge = self._judge()
-            estimator = judge.estimator
-            result = build_compaction(view, counts, policy=self.policy, summarizer=self.summarizer,
-                                      count_text=estimator.count, count_entry=lambda e: count_entry(estimator, e),
-                                      fixed_tokens=judge.base, stored=live)
+            units = self._units()
+            view = self._shown(live)
+            result = build_compaction(view, units.counts_of(view), policy=self.policy, summarizer=self.summarizer,
+                                      count_text=units.count_text, count_entry=units.count_entry,
+                                      fixed_tokens=units.fixed, stored=live)
             results.append((live, view, result))
             if result.entry is None:
                 return None
@@ -247,13 +274,12 @@ class Session:
             self._reset_provider()
         return result
 
-    def _counted(self, live: list[Entry]) -> tuple[list[Entry], list[int]]:
-        """The live context read from the store, as shown, with the deciding tier's counts.
+    def _shown(self, live: list[Entry]) -> list[Entry]:
+        """The live context read from the store, as shown.
 
-        What this session already holds (the read starts with it) keeps its shown objects; the
-        counts are the tally's (texts it has counted are not counted again).
+        What this session already holds (the read starts with it) keeps its shown objects, so
+        the tally's counts of them are reused (texts it has counted are not counted again).
         """
-        judge = self._judge()
         held = len(self.live)
         if live[:held] == self.live:
             view = list(self._view)  # entries after those held are never shown shortened
@@ -263,7 +289,7 @@ class Session:
         else:
             view = apply_truncations(live)
             view = self.strategy.shown(view, None) or view
-        return view, judge.counts_of(view)
+        return view
 
     # -- the context -----------------------------------------------------------------------------
 

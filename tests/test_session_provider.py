@@ -74,3 +74,25 @@ def test_a_session_reopened_counts_its_live_context_by_the_model(tmp_path: Path)
     again = Session(store, sid, policy=CompactionPolicy(window=200_000), estimator=get_estimator("rough"),
                     provider=provider())
     assert again.tokens() == first.tokens()
+
+
+def test_a_compaction_leaves_room_for_a_large_fixed_part(tmp_path: Path) -> None:
+    # System prompt and tool definitions of 40k provider tokens (a given count), a window of 200k: the target
+    # (60k) leaves 20k for the summary and the kept turns. Planned by the transcript alone (no fixed part), the
+    # compaction would keep 4 turns and the next request would be about 100k by the provider's count.
+    model = ContextModel(load_profile("claude-code"), get_estimator("rough"), fixed=40_000)
+    policy = CompactionPolicy(window=200_000)
+    session = Session(JsonlStore(tmp_path), new_session_id(), policy=policy, estimator=get_estimator("rough"),
+                      provider=model)
+    outcomes = [session.append(e) for e in turns(12)]
+    fired = [o for o in outcomes if o.compaction is not None]
+    assert fired, "the provider's count (fixed part + entries) passed the trigger"
+    for outcome in fired:
+        assert outcome.tokens >= policy.trigger_tokens
+        result = outcome.compaction
+        assert result is not None and result.entry is not None
+        # The plan's own figure and the provider's count of the next request agree, and both are at the target.
+        assert outcome.after == result.tokens_after
+        assert outcome.after is not None and model.fixed < outcome.after <= policy.target_tokens
+    # And the session's count stays the provider's: the fixed part is in it after the compaction.
+    assert session.tokens() >= model.fixed

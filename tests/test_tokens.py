@@ -8,6 +8,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from aptmem.entries import (Assistant, Compaction, CompactionMarker, Metadata, ToolCall, ToolResult, UnknownEntry, User,
@@ -15,7 +16,7 @@ from aptmem.entries import (Assistant, Compaction, CompactionMarker, Metadata, T
 from aptmem.errors import TokenizerUnavailable
 from aptmem.tokens import (MESSAGE_OVERHEAD, ContextTally, Estimator, MediumEstimator, RoughEstimator, count_entries,
                            count_entry, get_estimator, message_count, render_entry, role_of)
-from aptmem.tokens.medium import FEATURES, features
+from aptmem.tokens.medium import FEATURES, CharCosts, features
 from aptmem.tokens.medium_constants import decode_constants, load_constants
 from aptmem.tokens.precise_tiktoken import TiktokenEstimator, _get_encoding_offline
 from experiments.measurements.tokens.corpus import TOKEN_KINDS, token_corpus
@@ -147,14 +148,43 @@ def test_uncached_hub_name_is_refused_without_network(no_network: list[str], tmp
 
 def test_medium_features_of_a_known_string() -> None:
     named = dict(zip(FEATURES, features("Hi 12!\n帮，é")))
-    assert named == {"letters": 3, "digits_punct": 3, "han": 1, "kana_wide": 1, "hangul": 0, "other_extra_bytes": 1,
-                     "letter_runs": 1, "case_changes": 0, "digit_newline_runs": 2, "punct_runs": 1, "space_runs": 1,
-                     "nonascii_runs": 1}  # an upper-case letter counts twice among the letters
+    # An upper-case letter counts twice among the letters; 帮 is two cl100k tokens alone, ， and é one;
+    # the newline right after "!" is folded into its piece.
+    assert named == {"letters": 3, "digits": 2, "punct": 1, "han": 1, "kana_wide": 1, "hangul": 0,
+                     "other_extra_bytes": 1, "two_token_chars": 1, "three_token_chars": 0, "letter_runs": 1,
+                     "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1}
     runs = dict(zip(FEATURES, features("aGVsbG8 worldFoo  12345\n\nカナ 한국")))
-    assert (runs["letter_runs"], runs["case_changes"], runs["digit_newline_runs"], runs["space_runs"]) == (2, 3, 3, 3)
-    assert (runs["kana_wide"], runs["hangul"], runs["nonascii_runs"]) == (2, 2, 2)
+    assert (runs["letter_runs"], runs["case_changes"], runs["digit_runs"], runs["newline_runs"], runs["space_runs"]) \
+        == (2, 3, 2, 1, 2)  # the space before "world" folds into its piece
+    assert (runs["kana_wide"], runs["hangul"], runs["two_token_chars"]) == (2, 2, 1)  # 국 is two tokens alone
     assert features("😀")[FEATURES.index("other_extra_bytes")] == 3
     assert features("") == (0,) * len(FEATURES)
+
+
+@pytest.mark.parametrize(("text", "feature", "value"), [
+    ("a b", "space_runs", 0), ("a  b", "space_runs", 1), ("x = 1", "space_runs", 1),  # " =" folds, " 1" not
+    ("{\n", "newline_runs", 0), ("a\n\nb", "newline_runs", 1),
+    ("snake_case_name", "punct_runs", 0), ("a _b", "punct_runs", 1), ("a__b", "punct_runs", 1), ("a.b", "punct_runs", 1),
+])
+def test_medium_folds_what_the_pretokenizer_folds(text: str, feature: str, value: int) -> None:
+    # cl100k's pieces take a single space before a word or punctuation, an underscore before a word, and
+    # newlines after punctuation: those are no pieces of their own. The same in the hot path as in features().
+    assert dict(zip(FEATURES, features(text)))[feature] == value
+    w = MediumEstimator().constants.vector()
+    assert MediumEstimator().count(text) == max(1, int(sum(a * b for a, b in zip(w, features(text))) + 0.5))
+
+
+def test_char_costs_are_the_reference_tokenizers_and_survive_the_constants_file(cl100k: Estimator) -> None:
+    shipped = MediumEstimator().costs
+    # Measured from the tokenizer, not fitted: the shipped table says what cl100k spends on each character alone.
+    for char in "的蠡龘帮，éカ국한":
+        assert shipped.table[ord(char)] == min(3, cl100k.count(char)), char
+    assert shipped.counts("的蠡龘帮 abc") == (2, 1)  # 龘 and 帮 two tokens, 蠡 three
+    assert CharCosts.decode(shipped.encode()).table == shipped.table
+    with pytest.raises(ValueError, match="damaged"):
+        CharCosts.decode("bm90IHpsaWI=")
+    with pytest.raises(ValueError, match="65536 entries"):
+        CharCosts(b"\x01" * 10)
 
 
 def test_medium_loads_constants_lazily_and_counts_small_texts() -> None:
@@ -192,6 +222,9 @@ def test_damaged_constants_are_a_clear_error(tmp_path: Path) -> None:
         decode_constants(b"{not json")
     with pytest.raises(TokenizerUnavailable, match="needs"):
         decode_constants(b'{"reference":"cl100k_base","weights":{"letters":1.0}}')
+    with pytest.raises(TokenizerUnavailable, match="no character cost table"):
+        shipped = load_constants()
+        decode_constants(msgspec.json.encode(msgspec.structs.replace(shipped, char_costs="")))
     with pytest.raises(TokenizerUnavailable, match="cannot read"):
         load_constants(tmp_path / "missing.json")
     with pytest.raises(ValueError, match="approximates cl100k_base"):

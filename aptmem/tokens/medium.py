@@ -5,13 +5,24 @@ letters with the space before it, up to three digits, a run of punctuation, a ru
 newlines), then merges each piece into as few vocabulary tokens as it can. So the estimate is a
 linear formula over
 
-* how many characters of each class the text holds (letters, an upper-case one twice; digits and
-  punctuation; Han characters; CJK punctuation, kana and full-width forms; Hangul; the extra
-  UTF-8 bytes of every other non-ASCII character), and
+* how many characters of each class the text holds (letters, an upper-case one twice; digits,
+  which the tokenizer cuts in groups of three; punctuation; Han characters; CJK punctuation, kana
+  and full-width forms; Hangul; the extra UTF-8 bytes of every other non-ASCII character),
+* how many non-ASCII characters the tokenizer cannot encode alone in one token: a byte-level
+  BPE gives a common ideograph one token and a rare one two or three (its UTF-8 bytes). Which
+  characters those are is read off the reference tokenizer's vocabulary
+  (:class:`CharCosts`, shipped with the weights), not fitted: in cl100k_base 549 Han characters
+  are one token, 12,396 two and 8,047 three, which is why a list of names costs more per
+  character than prose, and
 * how many runs of each class it holds (a run of letters is about a word; a change from lower
-  to upper case inside one marks camelCase, base64 or a key; digit runs cost a token per three
-  digits, and a run of newlines is about one token too; punctuation, space and non-ASCII runs
-  are pieces of their own).
+  to upper case inside one marks camelCase, base64 or a key; a digit run starts a group of
+  three; a punctuation run is a piece of its own; runs of non-ASCII characters are not counted:
+  fitted apart, their weight came out 0 once the characters' own costs are counted). A run of
+  spaces or of newlines is a piece too, except where the tokenizer folds it into its neighbour: a single
+  space before a word or punctuation (`` word``), an underscore between a non-space and a word
+  (``_name``: the vocabulary has those pieces; other punctuation there, ``/path``, ``.py``, is
+  folded by the pretokenizer too, but the vocabulary has it less often and it fitted worse),
+  newlines right after punctuation (``{\\n``).
 
 Weights are fitted by :mod:`aptmem.tokens.calibration.medium_fit` on a broad corpus and shipped
 in ``medium_constants.json``; classes whose weights came out equal when fitted apart share one
@@ -20,40 +31,54 @@ feature, so one pass counts them.
 How it stays fast (more than 10x faster than tiktoken, measured by ``benchmarks/token_accuracy.py``):
 the text is encoded once, ``bytes.translate`` maps every byte to a one-hot class bit (deleting
 UTF-8 continuation bytes, so a character is one byte), and the class string is read as one big
-integer. Then ``x & mask`` with a per-feature mask and ``int.bit_count`` give each class's size, and
-``x ^ (x & (x << 8))`` marks where a run of each class starts, counted the same way (and, shifted by
-one bit against the neighbours, where upper case follows lower case). Every step is a C
+integer ``x``. Then ``x & mask`` with a per-feature mask and ``int.bit_count`` give each class's
+size, and ``x ^ (x & (x << 8))`` marks where a run of each class starts, counted the same way
+(shifted against the neighbours: where upper case follows lower case, and which runs a
+neighbour folds in). Every step is a C
 loop over machine words; no Python code runs per character. Non-ASCII text adds one more
-translate for its scripts.
+translate for its scripts and two regular-expression scans (character classes compiled once)
+for its two- and three-token characters.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
+import re
+import zlib
+from collections.abc import Callable
 
 from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_constants
 
-__all__ = ["FEATURES", "MediumEstimator", "features"]
+__all__ = ["FEATURES", "CharCosts", "MediumEstimator", "features"]
 
 # One-hot class bits of the class string (one byte per character).
-_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _NONASCII = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
+_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE, _UNDERSCORE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 #: texts are read in blocks of this many characters (the masks' length); a run cut by a block
 #: edge counts twice: one token in 64k at most
 _BLOCK = 1 << 16
+#: code points a :class:`CharCosts` table covers: the Basic Multilingual Plane
+_PLANE = 0x10000
+_ASCII = bytes(range(128))
 
 
 def _tables() -> tuple[bytes, bytes, bytes]:
     """The one-hot class table, the script table of non-ASCII lead bytes, and the continuation bytes."""
-    onehot = bytearray([_PUNCT] * 128 + [_NONASCII] * 128)
+    # A piece of the tokenizer takes one space before a letter or punctuation (``_FOLDS_SPACE``), not
+    # before a digit, a space or a newline. Before a non-ASCII letter it does too, but CJK text fitted
+    # worse so (its characters' own costs already count the piece): non-ASCII has no class bit.
+    onehot = bytearray([_PUNCT | _FOLDS_SPACE] * 128 + [0] * 128)
     for c in b"abcdefghijklmnopqrstuvwxyz":
-        onehot[c] = _LETTER
+        onehot[c] = _LETTER | _FOLDS_SPACE
     for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZ":
-        onehot[c] = _LETTER | _UPPER
+        onehot[c] = _LETTER | _UPPER | _FOLDS_SPACE
     for c in b"0123456789":
         onehot[c] = _DIGIT
     for c in b" \t\r\x0b\x0c":
         onehot[c] = _SPACE
     onehot[ord("\n")] = _NEWLINE
+    onehot[ord("_")] = _PUNCT | _UNDERSCORE | _FOLDS_SPACE
     script = bytearray(b"." * 256)
     for c in range(0x80, 0x100):  # lead bytes of other non-ASCII characters (and stray bytes)
         script[c] = ord("x")
@@ -70,45 +95,137 @@ def _mask(bits: int) -> int:
     return int.from_bytes(bytes([bits]) * _BLOCK, "little")
 
 
-# Built once at import: three small bytes objects and six masks of 64 KiB, no I/O.
+# Built once at import: three small bytes objects and seven masks of 64 KiB, no I/O.
 _ONEHOT, _SCRIPT, _CONTINUATION = _tables()
 _M_LETTERS = _mask(_LETTER | _UPPER)  # popcount counts an upper-case letter twice
-_M_DIGIT_PUNCT = _mask(_DIGIT | _PUNCT)
 _M_LETTER = _mask(_LETTER)
-_M_DIGIT_NEWLINE = _mask(_DIGIT | _NEWLINE)
+_M_DIGIT = _mask(_DIGIT)
 _M_PUNCT = _mask(_PUNCT)
+_M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
-_M_NONASCII = _mask(_NONASCII)
+_M_UNDERSCORE = _mask(_UNDERSCORE)
+
+
+def _class_pattern(table: bytes, cost: int) -> re.Pattern[str]:
+    """One character class of the code points whose entry in ``table`` is ``cost``, as ranges."""
+    ranges: list[list[int]] = []
+    for cp in range(0x80, len(table)):
+        if table[cp] == cost:
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    if not ranges:
+        return re.compile("(?!)")  # matches nothing
+    return re.compile("[" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges) + "]")
+
+
+class CharCosts:
+    """How many tokens the reference tokenizer spends on each non-ASCII character of the BMP, alone.
+
+    ``table`` holds one byte per code point below U+10000 (0 where not measured: ASCII,
+    surrogates). Measured from the tokenizer (:meth:`measure`) when the weights are fitted and
+    shipped beside them (:meth:`encode`), so counting needs no tokenizer.
+    """
+
+    def __init__(self, table: bytes) -> None:
+        if len(table) != _PLANE:
+            raise ValueError(f"a character cost table has {_PLANE} entries, not {len(table)}")
+        self.table = bytes(table)
+        self._two = _class_pattern(self.table, 2)
+        self._three = _class_pattern(self.table, 3)
+
+    @classmethod
+    def measure(cls, count: Callable[[str], int]) -> CharCosts:
+        """The table of a tokenizer: ``count(chr(cp))`` for every non-ASCII BMP code point (at most 3)."""
+        table = bytearray(_PLANE)
+        for cp in range(0x80, _PLANE):
+            if not 0xD800 <= cp < 0xE000:
+                table[cp] = min(3, count(chr(cp)))
+        return cls(bytes(table))
+
+    def encode(self) -> str:
+        """The table compressed, as text for the constants file."""
+        return base64.b64encode(zlib.compress(self.table, 9)).decode("ascii")
+
+    @classmethod
+    def decode(cls, text: str) -> CharCosts:
+        """A table from :meth:`encode`'s text; damaged text raises ValueError."""
+        try:
+            return cls(zlib.decompress(base64.b64decode(text, validate=True)))
+        except (zlib.error, binascii.Error) as exc:
+            raise ValueError(f"damaged character cost table ({exc})") from None
+
+    def counts(self, text: str, raw: bytes | None = None) -> tuple[int, int]:
+        """How many characters of ``text`` (UTF-8: ``raw``, if at hand) take two tokens alone, and how many three."""
+        if raw is None:
+            raw = text.encode("utf-8", "surrogatepass")
+        if 2 * (len(raw) - len(text)) < len(text):
+            # Mostly ASCII: scan only the other characters (dropping the ASCII bytes is one C loop).
+            text = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        return len(self._two.findall(text)), len(self._three.findall(text))
 
 
 def _class_features(classes: bytes) -> list[int]:
-    """The class-string features (all but the scripts), in :data:`FEATURES` order, the scripts as 0."""
-    out = [0] * 12
+    """The class-string features, in :data:`FEATURES` order, the non-ASCII ones as 0."""
+    out = [0] * len(FEATURES)
     for start in range(0, len(classes), _BLOCK):
         x = int.from_bytes(classes[start : start + _BLOCK], "little")
+        out[0] += (x & _M_LETTERS).bit_count()
+        out[1] += (x & _M_DIGIT).bit_count()
+        out[2] += (x & _M_PUNCT).bit_count()
         before = x << 8  # each character's left neighbour's bits, in its place
         r = x ^ (x & before)  # the class bits of each character whose left neighbour lacks them: run starts
-        out[0] += (x & _M_LETTERS).bit_count()
-        out[1] += (x & _M_DIGIT_PUNCT).bit_count()
-        out[6] += (r & _M_LETTER).bit_count()
+        out[9] += (r & _M_LETTER).bit_count()
         # An upper-case run that starts right after a letter (a lower-case one, or it would not start).
-        out[7] += ((r >> 1) & before & _M_LETTER).bit_count()
-        out[8] += (r & _M_DIGIT_NEWLINE).bit_count()
-        out[9] += (r & _M_PUNCT).bit_count()
-        out[10] += (r & _M_SPACE).bit_count()
-        out[11] += (r & _M_NONASCII).bit_count()
+        out[10] += ((r >> 1) & before & _M_LETTER).bit_count()
+        out[11] += (r & _M_DIGIT).bit_count()
+        newline_runs, punct_runs, space_runs = _runs_not_folded(x, r)
+        out[12] += newline_runs
+        out[13] += punct_runs
+        out[14] += space_runs
     return out
 
 
-def features(text: str) -> tuple[int, ...]:
-    """The feature values of ``text``, in :data:`~aptmem.tokens.medium_constants.FEATURES` order."""
+def _runs_not_folded(x: int, r: int) -> tuple[int, int, int]:
+    """Newline, punctuation and space runs that are pieces of their own (``x``: the class string, ``r``: run starts).
+
+    The shifts put a neighbour's class bit where the run's own bit is, so one AND finds the runs
+    folded into a neighbour: ``x << 10`` puts the left neighbour's punctuation bit (0x08) on the
+    newline bit (0x20); ``x >> 1`` the right neighbour's letter bit (0x01) on the underscore bit
+    (0x80), ``x << 11`` the left neighbour's space bit (0x10) there too; ``x >> 10`` the right
+    neighbour's folds-a-space bit (0x40) on the space bit (0x10).
+    """
+    newlines, spaces = r & _M_NEWLINE, r & _M_SPACE
+    underscores = r & _M_UNDERSCORE & (x >> 1)  # an underscore run of one before a letter ...
+    folded = underscores.bit_count() - (underscores & (x << 11)).bit_count()  # ... but not after a space
+    return (newlines.bit_count() - (newlines & (x << 10)).bit_count(), (r & _M_PUNCT).bit_count() - folded,
+            spaces.bit_count() - (spaces & (x >> 10)).bit_count())
+
+
+_shipped_costs: CharCosts | None = None
+
+
+def _default_costs() -> CharCosts:
+    global _shipped_costs
+    if _shipped_costs is None:
+        _shipped_costs = CharCosts.decode(load_constants().char_costs)
+    return _shipped_costs
+
+
+def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
+    """The feature values of ``text``, in :data:`~aptmem.tokens.medium_constants.FEATURES` order.
+
+    ``costs`` says which characters take two or three tokens alone (default: the shipped table).
+    """
     raw = text.encode("utf-8", "surrogatepass")
     out = _class_features(raw.translate(_ONEHOT, _CONTINUATION))
     if not text.isascii():
         scripts = raw.translate(_SCRIPT, _CONTINUATION)
         han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
         # A Han, CJK or Hangul character is 3 UTF-8 bytes; what is left of the extra bytes belongs to the others.
-        out[2:6] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul)
+        out[3:7] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul)
+        out[7:9] = (costs or _default_costs()).counts(text, raw)
     return tuple(out)
 
 
@@ -127,15 +244,31 @@ class MediumEstimator:
                  constants_path: str | os.PathLike[str] | None = None) -> None:
         self._constants = constants
         self._path = constants_path
-        self._weights: tuple[float, ...] | None = constants.vector() if constants is not None else None
+        self._weights: tuple[float, ...] | None = None
+        self._costs: CharCosts | None = None
+        if constants is not None:
+            self._use(constants)
+
+    def _use(self, constants: MediumConstants) -> None:
+        self._constants = constants
+        self._weights = constants.vector()
+        self._costs = CharCosts.decode(constants.char_costs)
 
     @property
     def constants(self) -> MediumConstants:
         """The constants in use (loaded on first access)."""
         if self._constants is None:
-            self._constants = load_constants(self._path)
-            self._weights = self._constants.vector()
+            self._use(load_constants(self._path))
+        assert self._constants is not None
         return self._constants
+
+    @property
+    def costs(self) -> CharCosts:
+        """The reference tokenizer's character costs the constants ship."""
+        if self._costs is None:
+            self._use(self.constants)
+        assert self._costs is not None
+        return self._costs
 
     @property
     def tokenizer(self) -> str:
@@ -146,29 +279,39 @@ class MediumEstimator:
         """Return the estimated token count of ``text`` (0 for empty text, else at least 1)."""
         w = self._weights
         if w is None:
-            w = self.constants.vector()
+            self._use(self.constants)
+            w = self._weights
+            assert w is not None
         if len(text) > _BLOCK:
-            estimate = sum(a * b for a, b in zip(w, features(text)))
+            estimate = sum(a * b for a, b in zip(w, features(text, self.costs)))
         else:
             # The hot path: features() inlined for one block. The tests check that both agree on
             # every corpus text.
             if text.isascii():
                 raw = text.encode("ascii")
-                x = int.from_bytes(raw.translate(_ONEHOT), "little")
+                classes = raw.translate(_ONEHOT)
                 estimate = 0.0
             else:
                 raw = text.encode("utf-8", "surrogatepass")
-                x = int.from_bytes(raw.translate(_ONEHOT, _CONTINUATION), "little")
+                classes = raw.translate(_ONEHOT, _CONTINUATION)
                 scripts = raw.translate(_SCRIPT, _CONTINUATION)
                 han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
-                estimate = (w[2] * han + w[3] * wide + w[4] * hangul
-                            + w[5] * (len(raw) - len(text) - 2 * (han + wide + hangul)))
+                two, three = self.costs.counts(text, raw)
+                estimate = (w[3] * han + w[4] * wide + w[5] * hangul
+                            + w[6] * (len(raw) - len(text) - 2 * (han + wide + hangul)) + w[7] * two + w[8] * three)
+            x = int.from_bytes(classes, "little")
             before = x << 8
             r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
-            estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT_PUNCT).bit_count()
-                         + w[6] * (r & _M_LETTER).bit_count() + w[7] * ((r >> 1) & before & _M_LETTER).bit_count()
-                         + w[8] * (r & _M_DIGIT_NEWLINE).bit_count() + w[9] * (r & _M_PUNCT).bit_count()
-                         + w[10] * (r & _M_SPACE).bit_count() + w[11] * (r & _M_NONASCII).bit_count())
+            newlines, spaces = r & _M_NEWLINE, r & _M_SPACE
+            underscores = r & _M_UNDERSCORE & (x >> 1)
+            estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
+                         + w[2] * (x & _M_PUNCT).bit_count()
+                         + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
+                         + w[11] * (r & _M_DIGIT).bit_count()
+                         + w[12] * (newlines.bit_count() - (newlines & (x << 10)).bit_count())
+                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count()
+                                    + (underscores & (x << 11)).bit_count())
+                         + w[14] * (spaces.bit_count() - (spaces & (x >> 10)).bit_count()))
         n = int(estimate + 0.5)
         return n if n or not text else 1
 

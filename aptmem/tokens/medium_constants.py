@@ -22,17 +22,20 @@ __all__ = ["CONSTANTS_FILE", "FEATURES", "MediumConstants", "decode_constants", 
 #: whose weights came out the same when fitted apart share one feature (one pass over the text).
 FEATURES = (
     "letters",             # ASCII letters, an upper-case one counted twice
-    "digits_punct",        # ASCII digits and punctuation (and control characters)
+    "digits",              # ASCII digits: cut in groups of three
+    "punct",               # ASCII punctuation (and control characters)
     "han",                 # code points U+4000..U+9FFF (UTF-8 lead bytes E4..E9): CJK ideographs
     "kana_wide",           # U+3000..U+3FFF and U+F000..U+FFFF: CJK punctuation, kana, full- and half-width forms
     "hangul",              # U+A000..U+DFFF (lead bytes EA..ED): Hangul syllables
     "other_extra_bytes",   # every other non-ASCII character, weighted by its UTF-8 length - 1
+    "two_token_chars",     # non-ASCII characters the reference tokenizer encodes alone in two tokens
+    "three_token_chars",   # ... and in three (a rare ideograph or syllable: one token per UTF-8 byte)
     "letter_runs",         # runs of letters: about the words
     "case_changes",        # upper case right after lower case: camelCase, base64, keys
-    "digit_newline_runs",  # runs of digits, and runs of newlines
-    "punct_runs",          # runs of punctuation
-    "space_runs",          # runs of spaces (space, tab, CR, VT, FF)
-    "nonascii_runs",       # runs of non-ASCII characters
+    "digit_runs",          # runs of digits: each starts a group of three
+    "newline_runs",        # runs of newlines, but those right after punctuation (its piece takes them)
+    "punct_runs",          # runs of punctuation, but an underscore between a non-space and a letter (``_name``)
+    "space_runs",          # runs of spaces (space, tab, CR, VT, FF), but a single space before a letter or punctuation
 )
 
 CONSTANTS_FILE = "medium_constants.json"
@@ -43,6 +46,9 @@ class MediumConstants(msgspec.Struct, kw_only=True, forbid_unknown_fields=False)
 
     reference: str
     weights: dict[str, float]
+    #: the reference tokenizer's tokens per non-ASCII character alone, measured
+    #: (:class:`aptmem.tokens.medium.CharCosts`, zlib-compressed, base64); required, checked on load
+    char_costs: str = ""
     #: how the weights were made: script, seed, corpus size, fit, training error per kind.
     calibration: dict[str, Any] = {}
 
@@ -70,6 +76,8 @@ def decode_constants(raw: bytes, where: str = CONSTANTS_FILE) -> MediumConstants
     if set(constants.weights) != set(FEATURES):
         raise TokenizerUnavailable("medium", f"{where} has weights for {sorted(constants.weights)}, this version "
                                    f"needs {list(FEATURES)}; rerun benchmarks/calibrate_tokens.py")
+    if not constants.char_costs:
+        raise TokenizerUnavailable("medium", f"{where} has no character cost table; rerun benchmarks/calibrate_tokens.py")
     if not all(math.isfinite(w) and w >= 0 for w in constants.weights.values()):
         raise TokenizerUnavailable("medium", f"{where} has a negative or non-finite weight; rerun "
                                    "benchmarks/calibrate_tokens.py")

@@ -12,6 +12,11 @@ again from the live context (the summary and the kept entries), by the model: th
 what any earlier usage counted. Nothing is
 re-attached by aptmem's own compaction, so the profile's ``reattached`` (what agents send again
 after theirs) is not added.
+
+A compaction the session plans while it counts this way plans in the same units
+(:meth:`ProviderCount.count_entry`, :attr:`ProviderCount.fixed`): its target then leaves room for
+the fixed part (system prompt and tool definitions) the provider bills on every request, so the
+request right after it is at the target by this count too.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ class ProviderCount:
         self.model = copy.copy(model)
         self.model.profile = msgspec.structs.replace(model.profile, reattached=0)
         self._counter = AnchoredCounter(self.model)
+        # Entry counts for planning a compaction, by object (the entry is held so its id is not reused).
+        self._counts: dict[int, tuple[Entry, int]] = {}
 
     @property
     def anchored(self) -> bool:
@@ -52,6 +59,19 @@ class ProviderCount:
         """The fixed part (system prompt, tool definitions) in provider tokens: given, or learned from usage."""
         return self.model.fixed
 
+    def count_entry(self, entry: Entry) -> int:
+        """Provider tokens of ``entry`` as the next request carries it (remembered per entry object)."""
+        held = self._counts.get(id(entry))
+        if held is not None and held[0] is entry:
+            return held[1]
+        count = self.model.count_entry(entry)
+        self._counts[id(entry)] = (entry, count)
+        return count
+
+    def count_text(self, text: str) -> int:
+        """Provider tokens of a text (a summary), without framing."""
+        return self.model.count_text(text)
+
     def add(self, entry: Entry) -> None:
         """Take an entry the session appended."""
         self._counter.add(entry)
@@ -64,6 +84,7 @@ class ProviderCount:
         The fixed part the model learned stays; the next usage appended anchors the count again.
         """
         self._counter = AnchoredCounter(self.model, learn_fixed=self.model.fixed_source != "learned")
+        self._counts.clear()  # what left the context need not be remembered
         for entry in live:
             if isinstance(entry, Assistant) and entry.usage is not None:
                 entry = msgspec.structs.replace(entry, usage=None)

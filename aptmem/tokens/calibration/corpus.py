@@ -1,8 +1,10 @@
 """A broad, seeded, offline corpus of the kinds of text a session holds, for fitting and checking token estimates.
 
-Each kind is built from real text where the installation has it (:class:`~aptmem.tokens.calibration.sources.Sources`)
-and generated with a seeded ``random.Random`` where it must be (numbers, hashes, logs): nothing is
-downloaded. The same seed on the same installation gives the same texts. Every text keeps the
+Each kind is built from real text that ships with the repository or with Python
+(:class:`~aptmem.tokens.calibration.sources.Sources`: never the installed packages, which differ
+between machines) and generated with a seeded ``random.Random`` where it must be (numbers, hashes,
+logs, PEM blocks): nothing is downloaded. The same seed on the same commit and Python gives the
+same texts (:func:`corpus_digest`). Every text keeps the
 file it came from, so a check can hold out whole files (:func:`held_out_file`), and its kind, so
 a check can hold out whole kinds (leave one kind out).
 
@@ -30,7 +32,7 @@ import msgspec
 
 from aptmem.tokens.calibration.sources import RealText, Sources
 
-__all__ = ["KINDS", "Sample", "broad_corpus", "held_out_file"]
+__all__ = ["KINDS", "Sample", "broad_corpus", "corpus_digest", "held_out_file"]
 
 KINDS = ("english", "code", "code_other", "json_compact", "json_pretty", "version_pins", "digits", "urls", "hashes",
          "base64", "logs", "diffs", "cjk_prose", "cjk_data", "agent_output", "mixed")
@@ -43,6 +45,12 @@ class Sample(msgspec.Struct, frozen=True):
     index: int
     source: str
     text: str
+
+
+def corpus_digest(samples: Iterable[Sample]) -> str:
+    """The sha256 of a corpus's kinds and texts, in order: equal digests, equal corpora."""
+    joined = "\x00".join(f"{s.kind}\x01{s.text}" for s in samples)
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def held_out_file(source: str, seed: int, share: int = 5) -> bool:
@@ -66,7 +74,7 @@ def _slice(rng: random.Random, text: str, target: int) -> str:
 
 
 class _Builder:
-    """The generators of every kind over one installation's sources."""
+    """The generators of every kind over the sources (repository, standard library, transcripts)."""
 
     def __init__(self, sources: Sources) -> None:
         self.s = sources
@@ -138,10 +146,12 @@ class _Builder:
             text = "\n".join(pins)
         elif style == 1:  # pyproject.toml
             text = "dependencies = [\n" + "".join(f'    "{p}",\n' for p in (q.replace('"', "'") for q in pins)) + "]"
-        elif style == 2:  # pip freeze of the installation
-            names = [(h.get("Name", [""])[0], h.get("Version", [""])[0]) for _, h in self.s.metadata]
-            text = "\n".join(f"{n}=={v}" for n, v in rng.sample(names, min(len(names), rng.randrange(5, 40))))
-            source = "pip freeze"
+        elif style == 2:  # pip freeze: the pinned names, at seeded versions
+            names = sorted({re.split(r"[ <>=!~;\[]", p, maxsplit=1)[0] for _, h in self.s.metadata
+                            for p in h.get("Requires-Dist", [])} - {""}) or ["aptmem"]
+            text = "\n".join(f"{n}=={rng.randrange(0, 30)}.{rng.randrange(0, 40)}.{rng.randrange(0, 20)}"
+                             for n in rng.sample(names, min(len(names), rng.randrange(5, 40))))
+            source = "generated:pip-freeze"
         else:  # a lock or manifest in JSON
             text = json.dumps({"name": headers.get("Name", [""])[0], "dependencies": pins}, indent=rng.choice((None, 2)))
         return _clip(text, max(target, 64)), source
@@ -172,8 +182,7 @@ class _Builder:
         return _clip("\n".join(lines), max(target, 32)), "generated:digits"
 
     def urls(self, rng: random.Random, target: int) -> tuple[str, str]:
-        real = [(s, v.split(", ", 1)[-1]) for s, h in self.s.metadata for k in ("Project-URL", "Home-page", "Download-URL")
-                for v in h.get(k, []) if "://" in v]
+        real = self.s.urls
         files = [r.source for r in self.s.python]
         lines: list[str] = []
         source = "generated:urls"
@@ -222,8 +231,11 @@ class _Builder:
 
     def base64(self, rng: random.Random, target: int) -> tuple[str, str]:
         style = rng.randrange(4)
-        if style == 0 and self.s.pem:
-            return self._from(rng, self.s.pem, target)
+        if style == 0:  # a PEM block: base64 in lines of 64 between its armour
+            label = rng.choice(("CERTIFICATE", "PUBLIC KEY", "PRIVATE KEY", "CERTIFICATE REQUEST"))
+            body = base64.b64encode(rng.randbytes(max(16, target * 3 // 4 - 40))).decode()
+            lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+            return _clip(f"-----BEGIN {label}-----\n{lines}\n-----END {label}-----\n", max(target, 24)), "generated:pem"
         if style == 1 and self.s.python:
             item = rng.choice(self.s.python)
             data = item.text.encode()[: target * 3 // 4]
