@@ -83,7 +83,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
     recall = RecallScores()  # retrieval figures of the recall strategies (aptmem.memory.recall)
     for seed in settings.seeds:
         workload = GENERATORS[settings.workload.generator](settings.workload, seed)
-        items += _item_rows(seed, workload, settings.workload.split if settings.workload.generator == "planted" else "independent")
+        items += _item_rows(seed, workload, settings.workload.split if settings.workload.generator == "planted" else settings.workload.generator)
         for name, strategy in strategies.items():
             for window in settings.windows:
                 key = {"strategy": name, "window": window, "seed": seed}

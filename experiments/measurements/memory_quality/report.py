@@ -24,6 +24,9 @@ from experiments.measurements.memory_quality.tables import FINDABLE, METRICS, TA
 __all__ = ["frontier_figure", "headline_row", "memory_section", "targets"]
 
 _PERCENT = {m for m in METRICS if m not in ("mean_context_tokens", "summarize_seconds")}
+#: How the section names a workload written apart from the strategies' tuning (``workload.generator``).
+_GENERATOR_NOTE = {"independent": "the independent generator, written apart from the strategies' tuning",
+                   "fieldnotes": "the field-notes generator, a third style held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 
@@ -186,7 +189,7 @@ def memory_section(run_dir: str | Path) -> str:
         "",
         f"{shape['sessions']} sessions of {shape['turns']} turns, linked by `continue`, per seed "
         f"({', '.join(map(str, settings['seeds']))}; "
-        + ("the independent generator, written apart from the strategies' tuning" if shape.get("generator") == "independent"
+        + (_GENERATOR_NOTE[shape["generator"]] if shape.get("generator") in _GENERATOR_NOTE
            else f"{shape['split']} phrasings") + "), with "
         f"{items.height // max(len(settings['seeds']), 1)} planted items each (facts of {items['kind'].n_unique()} kinds "
         "in prose, code comments, log lines and minified JSON, in English and Chinese; knowledge updates; sets across "
