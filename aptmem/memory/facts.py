@@ -246,10 +246,15 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         return ()  # a bare value: nothing says what it is
     # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
     measured = any(shape == "quantity" for shape, _, _, _ in values)
-    old = [(start, value, shape) for shape, value, start, _ in values if shape != "quantity" and _OLD_MARK.search(sentence[:start])]
+    # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
+    # statement names a new value of its family beside it: "loaded settings from /srv/x.toml" names one value, and it is current.
+    marked = [(start, value, shape) for shape, value, start, _ in values if shape != "quantity" and _OLD_MARK.search(sentence[:start])]
+    current = {family(shape) for shape, value, start, _ in values
+               if shape != "quantity" and (start, value, shape) not in marked}
+    old = [(start, value, shape) for start, value, shape in marked if family(shape) in current]
     out: list[Fact] = []
     for shape, value, start, _ in values:
-        if shape == "quantity" or _OLD_MARK.search(sentence[:start]):
+        if shape == "quantity" or (start, value, shape) in old:
             continue  # a measurement, or the old value an update names
         # The old value this one replaces is the nearest one of its family the statement names as old.
         replaced = [v for s, v, sh in old if family(sh) == family(shape) and s < start] or \
@@ -268,9 +273,13 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-def _signature(fact: Fact) -> tuple[str, tuple[str, ...]]:
-    """A fact's shape and the first words of its statement (the value left out): the template it came from."""
-    return fact.shape, tuple(tokens(fact.text.replace(fact.value, " "))[:3])
+def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """A fact's shape and the first words of its statement, its ``values`` and identifiers left out: the
+    template it came from ("tests/a.py::test_x PASSED" and "tests/b.py::test_y PASSED" are one)."""
+    text = fact.text
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, " ")
+    return fact.shape, tuple(tokens(_IDENT.sub(" ", text))[:3])
 
 
 def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:
@@ -283,9 +292,13 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
     for statement in statements(text):
         found.extend(facts_of(statement, by_user=by_user))
     # Lines of one shape repeated through an output (a listing, a run of warnings) are bulk, not news.
-    shapes = Counter(_signature(f) for f in found)
-    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY) if shapes[_signature(f)] >= 3 else f
-             for f in found]
+    values: dict[str, list[str]] = {}
+    for fact in found:
+        values.setdefault(fact.text, []).append(fact.value)
+    signatures = [_signature(f, values[f.text]) for f in found]
+    shapes = Counter(signatures)
+    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY) if shapes[sig] >= 3 else f
+             for f, sig in zip(found, signatures, strict=True)]
     if len(found) > max_facts:
         keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]
         found = [found[i] for i in sorted(keep)]

@@ -13,7 +13,8 @@ plain words, whatever the carrier:
   like any prose, and a field is a statement ``<record name> <key>: <value>`` when its key is
   unusual in the document. Fields every record of a listing repeats (``sha``, ``updated_at``)
   are its schema, not news (a key is unusual when at most a quarter of the records have it);
-  a small document of one record has only unusual keys.
+  a small document of one record has only unusual keys. A long document gives its rarest
+  fields first.
 """
 
 from __future__ import annotations
@@ -168,22 +169,26 @@ def _is_prose(text: str) -> bool:
 
 
 def _json_statements(value: Any) -> Iterator[Statement]:
-    """Statements of a JSON document: its prose strings' sentences, and its unusual fields."""
+    """Statements of a JSON document: its prose strings' sentences, and its unusual fields.
+
+    Past :data:`_MAX_JSON_STATEMENTS`, the rarest fields are the ones given (a key one record of a
+    listing has says more than one that many have), in document order.
+    """
     records: Counter[tuple[str, ...]] = Counter()
     leaves = list(_leaves(value, (), "", records))
     # A key most records of a listing have is the listing's schema, not news; one that a quarter
     # of them at most have (one, in a lone record) says something about those records.
     frequency = Counter(path for path, _, _ in leaves)
-    given = 0
+    found: list[tuple[int, int, Statement]] = []  # (rarity, position, statement)
     for path, name, leaf in leaves:
-        if given >= _MAX_JSON_STATEMENTS:
-            return
         if isinstance(leaf, str) and _is_prose(leaf):
             for sentence in sentences(leaf):
-                given += 1
-                yield Statement(sentence, "json")
+                found.append((frequency[path], len(found), Statement(sentence, "json")))
         elif path and leaf != name and frequency[path] <= max(1, records[path[:-1]] // 4):
             key = path[-1] if path[-1] != "[]" else (path[-2] if len(path) > 1 else "")
             text = _SPACE.sub(" ", f"{name} {key}: {leaf}").strip()
-            given += 1
-            yield Statement(text, "json")
+            found.append((frequency[path], len(found), Statement(text, "json")))
+    if len(found) > _MAX_JSON_STATEMENTS:
+        found = sorted(sorted(found)[:_MAX_JSON_STATEMENTS], key=lambda f: f[1])
+    for _, _, statement in found:
+        yield statement
