@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from aptmem.compaction.extractive import (HEADER, PATH, SECTIONS, classify_sentence, clip, memoized, parse_summary,
                                           render_summary)
 from aptmem.entries import Entry, User
-from aptmem.memory.facts import Fact, facts_of, facts_of_entry, family, same_slot, snippet, update_target, word_frequency
+from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of, facts_of_entry, family, form, same_slot, snippet, update_target,
+                                 word_frequency)
 from aptmem.memory.statements import Statement, entry_text, sentences
 
 __all__ = ["SalientSummarizer"]
@@ -194,11 +195,15 @@ def _name_before(newer: _Item, older: _Item) -> None:
 
 
 def _penalize_repeats(items: list[_Item]) -> None:
-    """A value stated in many distinct sentences is an entity the session keeps touching, not news."""
+    """A value stated in many distinct sentences is an entity the session keeps touching, not news; a
+    form many facts are said in (:func:`~aptmem.memory.facts.form`) is output the tools keep printing."""
     texts = Counter(it.fact.value for it in items if it.fact is not None)
+    forms = Counter(form(it.fact.shape, it.text, it.fact.value) for it in items if it.fact is not None)
     for item in items:
         if item.fact is not None and texts[item.fact.value] > 1:
             item.score -= _REPEAT_PENALTY * math.log2(texts[item.fact.value])
+        if item.fact is not None:
+            item.score -= FORM_PENALTY * math.log2(forms[form(item.fact.shape, item.text, item.fact.value)])
 
 
 def _fit(items: list[_Item], budget: int, count: Callable[[str], int], n_entries: int, recent_share: float) -> str:

@@ -29,7 +29,8 @@ import msgspec
 from aptmem.entries import Entry, User
 from aptmem.memory.statements import Statement, entry_text, statements
 
-__all__ = ["Fact", "family", "facts_of", "facts_of_entry", "same_slot", "snippet", "tokens", "update_target", "word_frequency"]
+__all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form", "same_slot", "snippet", "tokens", "update_target",
+           "word_frequency"]
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
 _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
@@ -305,6 +306,16 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
     ts = getattr(entry, "ts", 0) or 0
     for fact in found:
         yield msgspec.structs.replace(fact, ts=ts, order=order)
+
+
+#: What a fact loses per doubling of the facts said in its form (:func:`form`): a form the tools keep printing is output, not news.
+FORM_PENALTY = 1.0
+
+
+def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
+    """The form a fact was said in: its value's family and the first words of its statement, the value and
+    identifiers left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce of lumen-api took ..." are one form)."""
+    return family(shape), tuple(tokens(_IDENT.sub(" ", text.replace(value, " ")))[:2])
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2").
