@@ -48,6 +48,12 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
     ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
+    # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
+    # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
+    ("region", re.compile(r"\b[a-z]{2}-(?:north|south|east|west|central)(?:east|west)?-\d{1,2}\b", re.ASCII), 3.0),
+    ("flag", re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b", re.ASCII), 3.0),
+    ("handle", re.compile(r"(?<![\w&#/@])[#@][A-Za-z][\w.-]*[A-Za-z0-9]", re.ASCII), 3.0),
+    ("kv", re.compile(r"(?<![\w.-])[a-z][a-z0-9_.]*=(?P<v>[^\s,;'\"&=]{2,})", re.ASCII), 2.5),
 )
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
@@ -121,11 +127,18 @@ _UPDATE = re.compile(
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥]|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
+_NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
+                        r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call))\b")
+#: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
+_SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
+#: Literals that say no more than on or off.
+_PLAIN_LITERALS = frozenset("true false yes no on off none null auto default enabled disabled".split())
 
 
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
@@ -181,14 +194,18 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _values(sentence: str) -> list[tuple[str, str, int, int]]:
-    """(shape, value, start, end) of the values of a sentence, most distinctive shape first, no overlaps."""
+def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[str, str, int, int]]:
+    """(shape, value, start, end) of the values of a sentence, most distinctive shape first, no overlaps.
+
+    ``setting`` is the match of :data:`_SETTING_VALUE` when the sentence is a setting line.
+    """
     taken: list[tuple[int, int]] = []
     found: list[tuple[str, str, int, int]] = []
     for shape, pattern, _ in _SHAPES:
         for match in pattern.finditer(sentence):
-            start, end = match.span()
-            value = match.group(0).rstrip(".,;:")
+            group = "v" if "v" in pattern.groupindex else 0  # a shape may name where in its match the value is
+            start, end = match.span(group)
+            value = match.group(group).rstrip(".,;:")
             end = start + len(value)
             if any(start < b and a < end for a, b in taken) or not value:
                 continue
@@ -204,6 +221,13 @@ def _values(sentence: str) -> list[tuple[str, str, int, int]]:
         for match in _NAME_BY.finditer(sentence):
             group = 1 if match.group(1) else 2
             found.append(("name", match.group(group), match.start(group), match.end(group)))
+        for match in _NAME_ROLE.finditer(sentence):
+            found.append(("name", match.group(1), match.start(1), match.end(1)))
+    if not found and setting is not None:  # a setting's literal is its value, whatever its shape
+        literal = setting.group(1).strip("\"'")
+        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS:
+            start = sentence.find(literal, setting.start(1))
+            found.append(("setting", literal, start, start + len(literal)))
     return found
 
 
@@ -222,16 +246,22 @@ def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
 
 def facts_of(statement: Statement, *, by_user: bool, max_chars: int = 240) -> list[Fact]:
     """The facts one statement states (none if it binds no value worth keeping)."""
-    return list(_facts_of(statement.text, by_user, max_chars))
+    return list(_facts_of(statement.text, by_user, max_chars, statement.carrier == "config", statement.subject))
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
-    """:func:`facts_of`, remembered: histories repeat sentences, and summaries come back every compaction."""
+def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = False, about: str = "") -> tuple[Fact, ...]:
+    """:func:`facts_of`, remembered: histories repeat sentences, and summaries come back every compaction.
+
+    ``setting``: the sentence is a setting line (its literal is a value); ``about``: what its
+    structure says it is about (a table row's first cell, a config section), a subject.
+    """
     if len(sentence) < 8 or not _MAYBE.search(sentence):
         return ()
-    values = _values(sentence)
+    values = _values(sentence, _SETTING_VALUE.search(sentence) if setting else None)
     subject = _subject(sentence, {v.lower() for _, v, _, _ in values})
+    if about and about.lower() not in subject and not any(about.lower() in v.lower() for _, v, _, _ in values):
+        subject = tuple(sorted({*subject, about.lower()}))
     text = _clip(sentence, max_chars)
     stripped = sentence
     for _, value, _, _ in values:
@@ -260,7 +290,7 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         # The old value this one replaces is the nearest one of its family the statement names as old.
         replaced = [v for s, v, sh in old if family(sh) == family(shape) and s < start] or \
                    [v for _, v, sh in old if family(sh) == family(shape)]
-        if shape == "name" and not subject:
+        if shape == "name" and not subject and not anchors:
             continue  # a name bound to nothing we could name
         before = sentence[max(0, start - 24):start]
         label = _LABEL.search(before)
@@ -318,8 +348,9 @@ def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
     return family(shape), tuple(tokens(_IDENT.sub(" ", text.replace(value, " ")))[:2])
 
 
-#: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2").
-_FAMILY = {"ip": "number", "pin": "version"}
+#: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
+#: a setting's literal and the same value said in prose, whose shape was found).
+_FAMILY = {"ip": "number", "pin": "version", "kv": "setting"}
 
 
 def family(shape: str) -> str:

@@ -8,7 +8,13 @@ plain words, whatever the carrier:
   stops, or at a line end, so ``src/x.py:490`` and ``v8.15`` stay whole);
 * a comment marker (``#``, ``//``, ``/*``, ``--``) and a log line's time stamp and level are
   taken off the front (its ``[component]`` stays, as ``component:``, since it names the subject);
-* a setting line (``key = "value"``, ``KEY=value``, ``key: value``) is a statement as it stands;
+* a setting line (``key = "value"``, ``KEY=value``, ``key: value``) is a statement as it stands,
+  about the INI/TOML ``[section]`` or the YAML block key it sits under, if any;
+* a Markdown table row is one statement per cell after the first, about the first cell, named
+  by its column when the table has a header row (``| orchid | Priya |`` under ``| service | owner |``
+  says "orchid owner: Priya");
+* a ``git log`` entry (``commit <hash>`` and its indented message) is one statement that binds
+  the hash to what the commit did;
 * JSON (a whole tool output, or a line of it) is walked: a prose string is cut into sentences
   like any prose, and a field is a statement ``<record name> <key>: <value>`` when its key is
   unusual in the document. Fields every record of a listing repeats (``sha``, ``updated_at``)
@@ -50,13 +56,22 @@ _LOCATED = re.compile(r"^\S+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
 _SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$""")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A Markdown table row, and the rule under its header row.
+_TABLE_ROW = re.compile(r"^\|.*\|$")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
+#: The first line of a `git log` entry, an INI/TOML section, a YAML key that opens a block.
+_COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})\b")
+_SECTION = re.compile(r"^\[([A-Za-z_][\w.-]*)\]$")
+_PARENT = re.compile(r"^-?\s*([A-Za-z_][\w.-]*):$")
 
 
 class Statement(msgspec.Struct, frozen=True):
-    """One statement: its text and the carrier it came in (prose, comment, log, json)."""
+    """One statement: its text, the carrier it came in (prose, comment, log, config, table, json), and
+    what it is about when its structure says so (a table row's first cell, a config file's section)."""
 
     text: str
     carrier: str
+    subject: str = ""
 
 
 def entry_text(entry: Entry) -> str:
@@ -96,13 +111,45 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
         return
-    for line in text.splitlines():
+    lines = text.splitlines()
+    parents: list[tuple[int, str]] = []  # (indent, key) of the enclosing "[section]" or "key:" lines
+    header: list[str] = []  # the header cells of the Markdown table being read
+    commit = ""  # the hash of a `git log` entry whose message is still to come
+    for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             continue
         value = _json_value(stripped) if stripped[0] in "{[" else _NOT_JSON
         if value is not _NOT_JSON:
             yield from _json_statements(value)
+            continue
+        if _TABLE_ROW.match(stripped):
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            following = lines[number + 1].strip() if number + 1 < len(lines) else ""
+            if _TABLE_RULE.match(following):
+                header = cells  # a header row: it names the columns of the rows below
+            elif not _TABLE_RULE.match(stripped):
+                yield from _row_statements(cells, header)
+            continue
+        header = []
+        found = _COMMIT.match(stripped)
+        if found:
+            commit = found.group(1)
+            continue
+        if commit and line.startswith((" ", "\t")) and reads_as_prose(stripped):
+            yield Statement(f"commit {commit}: {stripped}", "log")  # a `git log` entry: its hash and what it did
+            commit = ""
+            continue
+        section = _SECTION.match(stripped)
+        if section:  # an INI or TOML section: what the settings below are about
+            parents = [(-1, section.group(1))]
+            continue
+        indent = len(line) - len(line.lstrip())
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        parent = _PARENT.match(stripped)
+        if parent:  # a YAML key that opens a block: what the settings below it are about
+            parents.append((indent, parent.group(1)))
             continue
         carrier = "prose"
         bare = _COMMENT.sub("", stripped)
@@ -114,12 +161,26 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         if logged != bare:
             carrier = "log"
         if carrier == "prose" and _SETTING.match(logged):
-            yield Statement(logged, "config")  # key = literal, as config files, .env and YAML say a value
+            # key = literal, as config files, .env and YAML say a value; under a section, about it
+            owner = parents[-1][1] if parents else ""
+            yield Statement(f"{owner} {logged}" if owner else logged, "config", owner)
             continue
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
         for sentence in sentences(logged):
             yield Statement(sentence, carrier)
+
+
+def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
+    """A table row's statements: each cell after the first, about the first, named by its column if there is a header."""
+    subject = cells[0] if cells else ""
+    if not subject:
+        return
+    for index, cell in enumerate(cells[1:], start=1):
+        if not cell or cell in ("-", "—", "TBD", "n/a"):
+            continue
+        column = header[index] if index < len(header) else ""
+        yield Statement(f"{subject} {column}: {cell}" if column else f"{subject}: {cell}", "table", subject)
 
 
 _NOT_JSON = object()
