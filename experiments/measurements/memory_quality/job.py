@@ -34,8 +34,8 @@ from experiments.core.strategy import CONFIG_DIR
 from experiments.measurements.memory_quality.recall_scoring import RecallScores
 from experiments.measurements.memory_quality.replay import replay_workload
 from experiments.measurements.memory_quality.settings import MemoryQualitySettings
-from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA,
-                                                             summarize)
+from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, PLANT_SCHEMA,
+                                                             RUN_SCHEMA, summarize)
 from experiments.measurements.memory_quality.generators import GENERATORS
 from experiments.measurements.memory_quality.workload import Workload
 
@@ -100,6 +100,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
     items: list[dict[str, object]] = []
     checks: list[dict[str, object]] = []
     answers: list[dict[str, object]] = []
+    plants: list[dict[str, object]] = []
     runs: list[dict[str, object]] = []
     recall = RecallScores()  # retrieval figures of the recall strategies (aptmem.memory.recall)
     for seed in settings.seeds:
@@ -113,6 +114,7 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
                     recall.score(key, workload, strategy, Path(root))
                 checks += [{**key, **row} for row in rows.checks]
                 answers += [{**key, **row} for row in rows.answers]
+                plants += [{**key, **row} for row in rows.plants]
                 runs.append({**key, **rows.run, "items": len(workload.items), "dropped": workload.dropped,
                              "distractors": workload.distractors, **meta})
                 tick(1)
@@ -121,10 +123,11 @@ def run_memory_quality(settings: MemoryQualitySettings, out: Path | RunFolder,
         "memory_checks": pl.DataFrame(checks, schema=CHECK_SCHEMA),
         "memory_answers": pl.DataFrame(answers, schema=ANSWER_SCHEMA),
         "memory_runs": pl.DataFrame(runs, schema=RUN_SCHEMA),
+        "memory_plants": pl.DataFrame(plants, schema=PLANT_SCHEMA),
     }
     tables.update(recall.tables())
     tables["memory_summary"] = summarize(tables["memory_items"], tables["memory_checks"], tables["memory_answers"],
-                                         tables["memory_runs"])
+                                         tables["memory_runs"], tables["memory_plants"])
     notes_doc = {"settings": asdict(settings), "notes": notes, "seconds": round(time.perf_counter() - started, 2),
                  "strategies": list(strategies)}
     return folder.write("memory_quality", tables, notes_doc)

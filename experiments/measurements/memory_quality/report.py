@@ -19,7 +19,7 @@ from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 from experiments.core.runfolder import read_measurement
 from experiments.measurements.memory_quality.recall_section import recall_lines
-from experiments.measurements.memory_quality.tables import FINDABLE, METRICS, TABLES
+from experiments.measurements.memory_quality.tables import FINDABLE, METRICS
 
 __all__ = ["frontier_figure", "headline_row", "memory_section", "targets"]
 
@@ -177,8 +177,9 @@ def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
 
 def memory_section(run_dir: str | Path) -> str:
     """The report's memory section (markdown), with its figure written to ``run_dir/figures/memory_frontier.png``."""
-    tables, notes = read_measurement(run_dir, TABLES, "memory_quality")
-    items, checks, answers, runs, summary = (tables[name] for name in TABLES)
+    read = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary")  # what the section shows
+    tables, notes = read_measurement(run_dir, read, "memory_quality")
+    items, checks, answers, runs, summary = (tables[name] for name in read)
     settings = notes["settings"]
     shape = settings["workload"]
     figure = frontier_figure(summary, Path(run_dir) / "figures" / "memory_frontier.png")
