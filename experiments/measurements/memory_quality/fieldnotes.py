@@ -18,11 +18,9 @@ computed alike. Items whose answer occurs outside their evidence are dropped.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 
-from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
-from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
+from experiments.measurements.memory_quality.planting import PlantKind, TurnWriter, build_planted, hex_digits
+from experiments.measurements.memory_quality.workload import Workload, WorkloadShape
 
 __all__ = ["build_fieldnotes"]
 
@@ -36,27 +34,8 @@ _WORDS = ("vacuum", "autovacuum", "compaction", "eviction", "warmup", "retry", "
           "lag", "hot key", "connection pool", "cold start", "drift")
 
 
-def _hex(rng: random.Random, n: int) -> str:
-    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
-
-
-@dataclass(frozen=True)
-class _Kind:
-    """A kind of fact: how a value is drawn, how it is said and updated, how it is asked."""
-
-    name: str
-    value: Callable[[random.Random, str], str]
-    #: (carrier, format, template with {s}, {S} and {v})
-    said: tuple[tuple[str, str, str], ...]
-    #: update templates with {s}, {S}, {old} and {v}
-    update: tuple[str, ...]
-    ask: tuple[str, str, str]
-    ask_before: tuple[str, str, str] = ("", "", "")
-    lang: str = "english"
-
-
 _KINDS = (
-    _Kind("db_host", lambda r, s: f"pg-{s}-{r.randrange(2, 30)}.db{r.randrange(1, 9)}.internal",
+    PlantKind("db_host", lambda r, s: f"pg-{s}-{r.randrange(2, 30)}.db{r.randrange(1, 9)}.internal",
           (("tool", "csv", "cluster,primary,port,replicas\n{s},{v},5432,2"),
            ("user", "prose", "For {s} the writer endpoint is {v}; never point batch jobs at a replica."),
            ("assistant", "ini", "I put this in the job config:\n[{s}]\nprimary_host = {v}\nsslmode = require")),
@@ -65,25 +44,25 @@ _KINDS = (
           ("What is the primary database host of {s}?", "Where do writes for {s} land?", "{s} 的主库地址是什么？"),
           ("Which host was the primary of {s} before the failover?", "Where did {s} write earlier?",
            "{s} 之前的主库是哪台？")),
-    _Kind("base_image", lambda r, s: f"{r.choice(('python', 'node', 'golang', 'eclipse-temurin'))}:{r.randrange(11, 23)}.{r.randrange(0, 9)}-{r.choice(('slim', 'alpine', 'bookworm', 'jammy'))}",
+    PlantKind("base_image", lambda r, s: f"{r.choice(('python', 'node', 'golang', 'eclipse-temurin'))}:{r.randrange(11, 23)}.{r.randrange(0, 9)}-{r.choice(('slim', 'alpine', 'bookworm', 'jammy'))}",
           (("tool", "dockerfile", "# services/{s}/Dockerfile\nFROM {v} AS build\nWORKDIR /src\nCOPY . ."),
            ("assistant", "prose", "{s} builds on `{v}` since the musl DNS issue, so keep that base.")),
           ("Swap {old} out for {v} as the base of {s}.", "{s} 的基础镜像从 {old} 换成 {v} 了。"),
           ("Which base image does {s} build on?", "What does the Dockerfile of {s} start FROM?",
            "{s} 用的基础镜像是哪个？"),
           ("Which base image did {s} use before?", "What did {s} build FROM earlier?", "{s} 以前的基础镜像是什么？")),
-    _Kind("topic", lambda r, s: f"{s}.{r.choice(('events', 'changes', 'audit', 'outbox'))}.v{r.randrange(2, 9)}",
+    PlantKind("topic", lambda r, s: f"{s}.{r.choice(('events', 'changes', 'audit', 'outbox'))}.v{r.randrange(2, 9)}",
           (("tool", "log", "2024-06-03T08:14:55Z INFO producer ready service={s} topic={v} partitions=12 acks=all"),
            ("user", "prose", "Consumers of {s} must read {v}, the old topic is being drained.")),
           (),
           ("Which Kafka topic does {s} publish to?", "Where do {s}'s events get produced?", "{s} 的消息发到哪个 topic？")),
-    _Kind("bucket", lambda r, s: f"{s}-artifacts-{_hex(r, 6)}",
+    PlantKind("bucket", lambda r, s: f"{s}-artifacts-{hex_digits(r, 6)}",
           (("tool", "table", "| Service | Bucket | Retention |\n|---|---|---|\n| {s} | {v} | 30d |"),
            ("user", "prose", "{s} 的构建产物都放在 {v} 这个桶里。")),
           (),
           ("Which bucket holds the build artifacts of {s}?", "Where are {s}'s build outputs stored?",
            "{s} 的构建产物存在哪个桶？")),
-    _Kind("api_version", lambda r, s: f"v{r.randrange(2, 7)}beta{r.randrange(1, 9)}",
+    PlantKind("api_version", lambda r, s: f"v{r.randrange(2, 7)}beta{r.randrange(1, 9)}",
           (("tool", "http", "HTTP/2 200\ncontent-type: application/json\nx-{s}-api-version: {v}\nx-request-id: req-{s}-77"),
            ("assistant", "prose", "We pin {s} clients to API {v} until the deprecation window ends.")),
           ("Clients of {s} move to API {v}; {old} is deprecated.",),
@@ -91,12 +70,12 @@ _KINDS = (
            "{s} 客户端固定用哪个 API 版本？"),
           ("Which API version did {s} clients use before?", "What API revision of {s} was deprecated?",
            "{s} 之前用的 API 版本是哪个？")),
-    _Kind("schedule", lambda r, s: f"{r.randrange(10, 59)} {r.randrange(0, 23)} * * {r.randrange(0, 6)}",
+    PlantKind("schedule", lambda r, s: f"{r.randrange(10, 59)} {r.randrange(0, 23)} * * {r.randrange(0, 6)}",
           (("tool", "yaml", "jobs:\n  {s}-reindex:\n    schedule: \"{v}\"\n    concurrency: Forbid"),
            ("user", "prose", "The {s} reindex runs on cron `{v}`, do not move it to business hours.")),
           (),
           ("What cron schedule does the {s} reindex run on?", "When does {s} reindex?", "{s} 的重建索引任务什么时候跑？")),
-    _Kind("rate_limit", lambda r, s: str(r.randrange(12, 79) * 125),
+    PlantKind("rate_limit", lambda r, s: str(r.randrange(12, 79) * 125),
           (("tool", "shell", "$ ratelimit-admin set --service {s} --per-minute {v}\nok"),
            ("user", "prose", "Throttle {s} at {v} requests per minute per tenant.")),
           ("Raise the {s} limit to {v} per minute (was {old}).",),
@@ -104,52 +83,50 @@ _KINDS = (
            "{s} 每分钟限流多少次？"),
           ("What was the rate limit of {s} before?", "How many calls a minute did {s} allow earlier?",
            "{s} 之前每分钟限流多少？")),
-    _Kind("dri", lambda r, s: f"{r.choice(_FIRST)} {r.choice(_LAST)}",
+    PlantKind("dri", lambda r, s: f"{r.choice(_FIRST)} {r.choice(_LAST)}",
           (("user", "prose", "{v} is the DRI for the {s} cutover, route questions there."),
            ("tool", "table", "| Area | DRI | Backup |\n|------|-----|--------|\n| {s} cutover | {v} | TBD |")),
           (),
           ("Who is the DRI for the {s} cutover?", "Who should I ask about cutting {s} over?", "{s} 切换谁负责？")),
-    _Kind("dri_cn", lambda r, s: r.choice(_CN_SURNAMES) + r.choice(_CN_GIVEN),
+    PlantKind("dri_cn", lambda r, s: r.choice(_CN_SURNAMES) + r.choice(_CN_GIVEN),
           (("user", "prose", "{s} 上线这件事，对接人是{v}。"), ("assistant", "prose", "记一下：{s} 的发布由{v}拍板。")),
           (),
           ("{s} 上线找谁对接？", "{s} 发布谁说了算？", "Who signs off the {s} release?"), lang="chinese"),
 )
 
 
-class _Writer:
-    """Writes the sessions: filler turns with the planted statements placed in them."""
 
-    def __init__(self, rng: random.Random) -> None:
-        self.rng, self.ts, self.n = rng, 1_735_000_000_000, 0
+class _Notes:
+    """The field notes' filler: stand-up notes, docker ps, access logs, df -h, a metrics CSV."""
 
-    def _id(self, prefix: str) -> str:
-        self.n += 1
-        return f"f{prefix}{self.n:05d}"
+    def opening(self, rng: random.Random) -> str:
+        """The user picks a subject up again and pastes a stand-up note or two."""
+        return "\n".join([f"Picking up {rng.choice(_SUBJECTS)} where we left it.", self.notes(rng, rng.randrange(1, 3))])
 
-    def _tick(self, ms: int) -> int:
-        self.ts += self.rng.randrange(ms // 2, ms * 2)
-        return self.ts
+    def reply(self, rng: random.Random) -> str:
+        """A few lines of notes."""
+        return self.notes(rng, rng.randrange(2, 8))
 
-    def notes(self, lines: int) -> str:
-        rng = self.rng
+    def notes(self, rng: random.Random, lines: int) -> str:
+        """``lines`` stand-up notes."""
         out = []
         for _ in range(lines):
             out.append(f"Stand-up: {rng.choice(_SUBJECTS)} shows {rng.choice(_WORDS)} again around "
                        f"{rng.randrange(1, 12)}pm, {rng.choice(_FIRST)} thinks it is the {rng.choice(_WORDS)}.")
         return " ".join(out)
 
-    def tool_text(self) -> tuple[str, dict[str, object], str]:
-        rng = self.rng
+    def tool_text(self, rng: random.Random) -> tuple[str, dict[str, object], str]:
+        """One of four outputs, drawn."""
         what = rng.randrange(4)
         if what == 0:
-            rows = [f"{_hex(rng, 12)}   {rng.choice(('redis', 'nginx', 'postgres', 'envoy'))}:{rng.randrange(3, 23)}."
+            rows = [f"{hex_digits(rng, 12)}   {rng.choice(('redis', 'nginx', 'postgres', 'envoy'))}:{rng.randrange(3, 23)}."
                     f"{rng.randrange(0, 9)}-{rng.choice(('slim', 'alpine'))}   \"/entrypoint.sh\"   Up {rng.randrange(2, 50)} hours   "
                     f"{rng.choice(_SUBJECTS)}_{rng.randrange(1, 9)}" for _ in range(rng.randrange(30, 120))]
             return "bash", {"command": "docker ps"}, "CONTAINER ID   IMAGE   COMMAND   STATUS   NAMES\n" + "\n".join(rows)
         if what == 1:
             rows = [f"10.{rng.randrange(0, 255)}.{rng.randrange(0, 255)}.{rng.randrange(1, 254)} - - "
-                    f"\"GET /{rng.choice(_SUBJECTS)}/items/{_hex(rng, 8)} HTTP/1.1\" {rng.choice((200, 200, 304, 404, 500))} "
-                    f"{rng.randrange(100, 999)} rid={_hex(rng, 10)}" for _ in range(rng.randrange(30, 140))]
+                    f"\"GET /{rng.choice(_SUBJECTS)}/items/{hex_digits(rng, 8)} HTTP/1.1\" {rng.choice((200, 200, 304, 404, 500))} "
+                    f"{rng.randrange(100, 999)} rid={hex_digits(rng, 10)}" for _ in range(rng.randrange(30, 140))]
             return "bash", {"command": "tail -n 200 /var/log/nginx/access.log"}, "\n".join(rows)
         if what == 2:
             rows = [f"/dev/nvme{rng.randrange(0, 4)}n1p{rng.randrange(1, 5)}  {rng.randrange(20, 900)}G  {rng.randrange(1, 800)}G  "
@@ -159,93 +136,11 @@ class _Writer:
                 for _ in range(rng.randrange(30, 120))]
         return "read_file", {"path": "reports/weekly_metrics.csv"}, "service,signal,count,p95_ms\n" + "\n".join(rows)
 
-    def turn(self, plants: list[list[str]]) -> list[Entry]:
-        """One turn; each plant is [carrier, text, id slot] and gets its entry's id in slot 2."""
-        rng = self.rng
-        by = {c: [p for p in plants if p[0] == c] for c in ("user", "assistant", "tool")}
-        user = User(ts=self._tick(60_000), id=self._id("u"),
-                    content="\n".join([f"Picking up {rng.choice(_SUBJECTS)} where we left it.", self.notes(rng.randrange(1, 3)),
-                                       *(p[1] for p in by["user"])]))
-        entries: list[Entry] = [user]
-        for p in by["user"]:
-            p[2] = user.id or ""
-        tools = by["tool"] + [None] * rng.randrange(1, 3)  # type: ignore[list-item]
-        rng.shuffle(tools)
-        for plant in tools:
-            name, args, text = self.tool_text()
-            if plant is not None:
-                lines = text.split("\n")
-                lines.insert(rng.randrange(1, len(lines) + 1), plant[1])
-                text = "\n".join(lines)
-            call = ToolCall(ts=self._tick(700), id=self._id("c"), name=name, args=args)
-            result = ToolResult(ts=self._tick(900), id=self._id("r"), call_id=call.id or "", name=name, content=text)
-            if plant is not None:
-                plant[2] = result.id or ""
-            entries += [call, result]
-        reply = Assistant(ts=self._tick(5_000), id=self._id("a"), model="sim-model-3",
-                          content="\n\n".join([self.notes(rng.randrange(2, 8)), *(p[1] for p in by["assistant"])]))
-        for p in by["assistant"]:
-            p[2] = reply.id or ""
-        return [*entries, reply]
-
 
 def build_fieldnotes(shape: WorkloadShape, seed: int) -> Workload:
     """``shape.sessions`` sessions of ``shape.turns`` turns with ``shape.facts`` facts and ``shape.updates`` updates
     planted (the other fields of the shape do not apply to this generator)."""
     rng = random.Random(f"aptmem-memory-fieldnotes:{seed}")
-    turns = shape.sessions * shape.turns
-    pairs = [(k, s) for k in _KINDS for s in _SUBJECTS]
-    rng.shuffle(pairs)
-    plants: dict[int, list[list[str]]] = {}
-    raw: list[tuple[dict[str, object], list[list[str]]]] = []
-    used: set[tuple[str, str]] = set()
-
-    def say(turn: int, carrier: str, text: str) -> list[str]:
-        plant = [carrier, text, ""]
-        plants.setdefault(turn, []).append(plant)
-        return plant
-
-    def fill(template: str, subject: str, **values: str) -> str:
-        return template.format(s=subject, S=subject.upper(), **values)
-
-    for kind, subject in [(k, s) for k, s in pairs if k.update][: shape.updates]:
-        used.add((kind.name, subject))
-        old = kind.value(rng, subject)
-        new = next(v for v in (kind.value(rng, subject) for _ in range(50)) if v != old)
-        first = rng.randrange(0, turns - shape.turns)
-        later = rng.randrange((first // shape.turns + 1) * shape.turns, turns)
-        carrier, fmt, template = rng.choice(kind.said)
-        a = say(first, carrier, fill(template, subject, v=old))
-        b = say(later, "user", fill(rng.choice(kind.update), subject, v=new, old=old))
-        base = {"kind": kind.name, "lang": kind.lang, "format": fmt, "subject": subject}
-        raw.append(({**base, "type": "update", "answers": (new,), "stale": old,
-                     "questions": tuple(fill(q, subject) for q in kind.ask)}, [a, b]))
-        raw.append(({**base, "type": "update_before", "answers": (old,),
-                     "questions": tuple(fill(q, subject) for q in kind.ask_before)}, [a, b]))
-    for kind, subject in [(k, s) for k, s in pairs if (k.name, s) not in used][: shape.facts]:
-        used.add((kind.name, subject))
-        carrier, fmt, template = rng.choice(kind.said)
-        value = kind.value(rng, subject)
-        plant = say(rng.randrange(turns), carrier, fill(template, subject, v=value))
-        raw.append(({"kind": kind.name, "lang": kind.lang, "format": fmt, "subject": subject, "type": "fact",
-                     "answers": (value,), "questions": tuple(fill(q, subject) for q in kind.ask)}, [plant]))
-    # Near misses: each kind said of one more subject nobody asks about.
-    for kind in _KINDS:
-        spare = [s for s in _SUBJECTS if (kind.name, s) not in used]
-        if spare:
-            carrier, _, template = rng.choice(kind.said)
-            say(rng.randrange(turns), carrier, fill(template, spare[-1], v=kind.value(rng, spare[-1])))
-    writer = _Writer(rng)
-
-    def next_day() -> None:
-        writer.ts += DAY_MS
-
-    sessions, turn_of = lay_out(shape, lambda turn: writer.turn(plants.get(turn, [])), next_day)
-    items = []
-    for number, (fields, evidence) in enumerate(raw):
-        ordered = sorted(evidence, key=lambda p: turn_of[p[2]])
-        items.append(Item(id=f"fn_{number:03d}", carrier=ordered[-1][0], evidence=tuple(dict.fromkeys(p[2] for p in ordered)),
-                          session=turn_of[ordered[-1][2]] // shape.turns, turn=turn_of[ordered[-1][2]],
-                          first_turn=turn_of[ordered[0][2]], **fields))  # type: ignore[arg-type]
-    kept, dropped = unambiguous(items, sessions)
-    return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped, distractors=0)
+    return build_planted(shape, rng, _KINDS, _SUBJECTS, item_prefix="fn_", spare=-1,
+                         writer=lambda: TurnWriter(rng, _Notes(), prefix="f", model="sim-model-3", ts=1_735_000_000_000,
+                                                   ticks=(60_000, 700, 900, 5_000)))
