@@ -62,9 +62,10 @@ _UNIT = re.compile(
     r"per\b|次|毫秒|秒|分钟|小时|天|个|行|条|倍|字节|项|人|台)"
     r"|\s(?!(?:as|is|its|this|was|has|does|us|yes|thus|plus)\b)(?:[a-z]+\s)?[a-z]+s\b",
 )
-#: A label that says the number after it is a measurement ("p99_ms:", "error count =").
+#: A label that says the number after it is a measurement ("p99_ms:", "error count =") or a place in a file
+#: ("line 1914" of a traceback or a compiler message: it moves with every edit).
 _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct|percent|ratio|count|total|size|errors|"
-                       r"hits|misses|latency|duration|elapsed|p\d\d)\s*[:=]?\s*$", re.IGNORECASE)
+                       r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
