@@ -159,7 +159,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
     for item in sorted((it for it in items if it.fact is not None and it.fact.subject), key=lambda it: it.order):
         slots.setdefault((family(item.fact.shape), item.fact.subject), []).append(item)  # type: ignore[union-attr]
     stale: set[int] = set()
-    replaced: list[tuple[str, int]] = []  # (stale value, when the update was said)
+    replaced: list[tuple[str, str, int]] = []  # (stale value, the value that replaced it, when the update was said)
     for facts in slots.values():  # only facts of one shape and subject can be one slot
         for index, newer in enumerate(facts):
             for older in facts[:index]:
@@ -167,7 +167,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
                     continue
                 if same_slot(older.fact, newer.fact):  # type: ignore[arg-type]
                     stale.add(id(older))
-                    replaced.append((older.fact.value, newer.order))  # type: ignore[union-attr]
+                    replaced.append((older.fact.value, newer.fact.value, newer.order))  # type: ignore[union-attr]
                     _name_before(newer, older)
     # A statement that says its value changed updates the older fact it is most like, in whatever words.
     facts = sorted((it for it in items if it.fact is not None and id(it) not in stale), key=lambda it: it.order)
@@ -178,11 +178,13 @@ def _supersede(items: list[_Item]) -> list[_Item]:
             target = update_target(newer.fact, [it.fact for it in older], frequency)  # type: ignore[arg-type, misc]
             if target is not None:
                 stale.add(id(older[target]))
-                replaced.append((older[target].fact.value, newer.order))  # type: ignore[union-attr]
+                replaced.append((older[target].fact.value, newer.fact.value, newer.order))  # type: ignore[union-attr]
                 _name_before(newer, older[target])
-    # A line of another section said before the update (a request that stated it) would still show the stale value.
+    # A line of another section said before the update (a request that stated it) would still show the stale
+    # value; so would the update's own request clipped before the new value ("it was 39823,…").
     for item in items:
-        if item.fact is None and any(value in item.text and item.order < order for value, order in replaced):
+        if item.fact is None and any(value in item.text and (item.order < order or new not in item.text)
+                                     for value, new, order in replaced):
             stale.add(id(item))
     return [it for it in items if id(it) not in stale]
 
