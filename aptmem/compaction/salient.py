@@ -180,6 +180,9 @@ def _supersede(items: list[_Item]) -> list[_Item]:
                 stale.add(id(older[target]))
                 replaced.append((older[target].fact.value, newer.fact.value, newer.order))  # type: ignore[union-attr]
                 _name_before(newer, older[target])
+    # An update that names the value it replaces ("it was 39823, it is 30647") replaces it whether or not
+    # the fact it updates is among these items (it may have left for the working dict, or the summary).
+    replaced += [(it.fact.replaces, it.fact.value, it.order) for it in items if it.fact is not None and it.fact.replaces]
     # A line of another section said before the update (a request that stated it) would still show the stale
     # value; so would the update's own request clipped before the new value ("it was 39823,…").
     for item in items:
