@@ -119,7 +119,7 @@ class _Notes:
         """One of four outputs, drawn."""
         what = rng.randrange(4)
         if what == 0:
-            rows = [f"{hex_digits(rng, 12)}   {rng.choice(('redis', 'nginx', 'postgres', 'envoy'))}:{rng.randrange(3, 23)}."
+            rows = [f"{hex_digits(rng, 12)}   {rng.choice(('redis', 'nginx', 'mariadb', 'envoy'))}:{rng.randrange(3, 23)}."
                     f"{rng.randrange(0, 9)}-{rng.choice(('slim', 'alpine'))}   \"/entrypoint.sh\"   Up {rng.randrange(2, 50)} hours   "
                     f"{rng.choice(_SUBJECTS)}_{rng.randrange(1, 9)}" for _ in range(rng.randrange(30, 120))]
             return "bash", {"command": "docker ps"}, "CONTAINER ID   IMAGE   COMMAND   STATUS   NAMES\n" + "\n".join(rows)
