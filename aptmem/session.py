@@ -263,10 +263,10 @@ class Session:
             # them (never a shortening of an already shortened text), then as the strategy shows them.
             self._view = apply_truncations(self.live)
             self._view = self.strategy.shown(self._view, None) or self._view
-            # What leaves the context, as stored (whole): the summarized entries, and the kept
-            # entries this compaction shortens (named by their position among the kept).
-            leaving = [*live[first - len(result.plan.summarized) : first], *(live[first + i] for i in sorted(result.plan.truncated))]
-            self.strategy.remember(leaving, result.entry.summary, self.memory, count=self._judge().estimator.count)
+            # What leaves the context, as the context showed it (what the summary was written from): the
+            # summarized entries, and the kept entries this compaction shortens, as shown before the cut.
+            # A strategy keeps only what the model was shown (a masked output stays masked).
+            self.strategy.remember(result.plan.leaving, result.entry.summary, self.memory, count=self._judge().estimator.count)
             self.refresh_memory()
         for tally in self._tallies():
             tally.reset(self._view)  # unchanged entries keep their counts; the summary is counted

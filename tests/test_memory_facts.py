@@ -134,3 +134,46 @@ def test_an_update_that_names_the_old_value_supersedes_exactly_the_fact_holding_
     moved = _fact("Bumped httpx from 1.2.3 to 1.3.0 after the fix landed upstream.")
     assert moved.replaces == "1.2.3"
     assert update_target(moved, [_fact("uvicorn 4.11.5 is the last release that works for us.")], {}) is None
+
+
+@pytest.mark.parametrize(("text", "value", "about"), [
+    # a Markdown table row under a header: each cell about the first, named by its column
+    ("| Host | Maintainer | Notes |\n|---|---|---|\n| cobalt-db | Edsger Dijkstra | weekly |", "Edsger Dijkstra", "cobalt-db"),
+    ("| svc | contact |\n| :--- | ---: |\n| marlin | Ada Byron |", "Ada Byron", "marlin"),
+    # a setting under an INI/TOML section or a YAML block key is about it; its literal is its value
+    ("[cache.marlin]\neviction = \"lru-approx\"\n", "lru-approx", "cache.marlin"),
+    ("workers:\n  marlin-sync:\n    queue: sync-lowprio\n", "sync-lowprio", "marlin-sync"),
+    # a git log entry binds its hash to its message
+    ("commit 7d1e0c9b2a44\nAuthor: bot <b@x.invalid>\n\n    marlin: drop the legacy codec", "7d1e0c9b2a44", ""),
+    # a log line's key=value, a command-line flag, a channel, a cloud region, a role before its verb
+    ("2024-01-02T03:04:05Z INFO marlin-api ready shard_key=tenant-hash-v2", "tenant-hash-v2", ""),
+    ("The marlin build is only green with --skip-flaky-net on the runners.", "--skip-flaky-net", ""),
+    ("Page the marlin team in #marlin-oncall when the queue backs up.", "#marlin-oncall", ""),
+    ("We keep the marlin replicas in ap-southeast-2 for latency.", "ap-southeast-2", ""),
+    ("Grace Murray will lead the marlin rewrite next quarter.", "Grace Murray", ""),
+])
+def test_facts_are_found_in_the_shapes_structured_output_takes(text: str, value: str, about: str) -> None:
+    found = [f for s in statements(text) for f in facts_of(s, by_user=False) if f.value == value]
+    assert found, f"{value!r} not found in {text!r}"
+    if about:
+        assert about in found[0].subject
+
+
+def test_a_value_after_from_is_current_unless_a_new_value_of_its_kind_stands_beside_it() -> None:
+    assert "/srv/marlin/etc/main.toml" in _values("marlin-api: loaded settings from /srv/marlin/etc/main.toml")
+    moved = _values("We moved the port of marlin-api from 31234 to 40001.")
+    assert "40001" in moved and "31234" not in moved
+
+
+def test_a_long_json_listing_gives_its_rarest_fields_first() -> None:
+    # 80 records carry a prose note (80 statements, past the cap of 64 before the lone ticket field is reached)
+    rows = ",".join(f'{{"path":"src/f{i}.py","size":{1000 + i}' + (f',"note":"The build of module m{i} got slower this week."}}'
+                                                                 if i < 80 else "}") for i in range(400))
+    text = f'{{"items":[{rows},{{"component":"marlin-api","ticket":"OPS-4242"}}]}}'
+    assert "OPS-4242" in _values(text)
+
+
+def test_a_place_in_a_file_is_no_fact() -> None:
+    # a traceback frame's line number moves with every edit: the file may be worth keeping, its line is not
+    found = _values('  File "pkg/core/state_tokens.py", line 1914, in load_record')
+    assert "1914" not in found and "pkg/core/state_tokens.py" in found

@@ -15,7 +15,8 @@ from aptmem.tokens import render_entry
 from experiments.measurements.memory_quality.job import MemoryQualitySettings, run_memory_quality
 from experiments.core.knowledge import Judged, Unit, judge, packet, units
 from experiments.measurements.memory_quality.report import memory_section, targets
-from experiments.measurements.memory_quality.tables import ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, RUN_SCHEMA, TABLES
+from experiments.measurements.memory_quality.tables import (ANSWER_SCHEMA, CHECK_SCHEMA, ITEM_SCHEMA, PLANT_SCHEMA, RUN_SCHEMA,
+                                                             TABLES)
 from experiments.measurements.memory_quality.workload import WorkloadShape, build_workload
 
 SMALL = WorkloadShape(sessions=2, turns=8, facts=10, updates=2, aggregates=1, orders=1, absent=3)
@@ -112,8 +113,14 @@ def test_none_and_full_history_bracket_the_others_and_the_section_says_so(small_
     text = memory_section(small_run)
     assert text.startswith("## Memory: what the agent still knows") and "memory_frontier.png" in text
     assert "](figures/memory_frontier.png)" in text and (small_run / "figures" / "memory_frontier.png").stat().st_size > 10_000
-    checks = pl.read_parquet(small_run / "memory_checks.parquet")
-    assert checks.filter(pl.col("present") & ~pl.col("fresh_present")).height == 0, "all answers present: the fresh ones too"
+    plants = pl.read_parquet(small_run / "memory_plants.parquet")
+    assert dict(plants.schema) == PLANT_SCHEMA and plants.height > 0 and "end" not in plants["at"].to_list()
+    # every plant is scored once, at the first compaction or hand-over after it: never before it was appended
+    assert plants.group_by("strategy", "window", "seed", "item", "evidence").len()["len"].max() == 1
+    at = pl.read_parquet(small_run / "memory_checks.parquet").select("strategy", "window", "seed", "checkpoint",
+                                                                      pl.col("seq").alias("at_seq")).unique()
+    scored = plants.join(at, on=["strategy", "window", "seed", "checkpoint"])
+    assert scored.height > 0 and scored.filter(pl.col("at_seq") < pl.col("seq")).height == 0
     for strategy in ("none", "full_history", "salient", "kv_dict"):
         assert f"| {strategy} |" in text
 
@@ -135,6 +142,26 @@ def test_the_independent_generator_is_seeded_unambiguous_and_shares_no_phrasing_
                for t in (*said.prose, *said.update, *said.comment, *said.log)}
     mine = {t for kind in _KINDS for t in (*(said[2] for said in kind.said), *kind.update)}
     assert not planted & mine
+
+
+def test_the_fieldnotes_generator_is_seeded_unambiguous_and_shares_no_phrasing_or_kind_with_the_others() -> None:
+    from experiments.measurements.memory_quality import fieldnotes, independent
+    from experiments.measurements.memory_quality.kinds import KINDS
+
+    shape = WorkloadShape(sessions=2, turns=8, facts=12, updates=3)
+    one, two = fieldnotes.build_fieldnotes(shape, 7), fieldnotes.build_fieldnotes(shape, 7)
+    assert [b"".join(map(encode_line, s)) for s in one.sessions] == [b"".join(map(encode_line, s)) for s in two.sessions]
+    texts = {e.id: render_entry(e) for s in one.sessions for e in s}
+    everything = "\n".join(texts.values())
+    assert one.items and {i.type for i in one.items} <= {"fact", "update", "update_before"}, "seed 7"
+    for item in one.items:
+        evidence = "\n".join(texts[e] for e in item.evidence)
+        assert all(everything.count(a) == evidence.count(a) > 0 for a in item.answers), f"seed 7 {item.id}"
+    said = {t for kind in fieldnotes._KINDS for t in (*(x[2] for x in kind.said), *kind.update)}
+    planted = {t for kind in KINDS for w in (kind.dev, kind.heldout) for t in (*w.prose, *w.update, *w.comment, *w.log)}
+    other = {t for kind in independent._KINDS for t in (*(x[2] for x in kind.said), *kind.update)}
+    assert not said & planted and not said & other
+    assert not {k.name for k in fieldnotes._KINDS} & ({k.name for k in independent._KINDS} | {k.name for k in KINDS})
 
 
 class _EchoApi(BaseHTTPRequestHandler):

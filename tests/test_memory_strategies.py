@@ -23,7 +23,7 @@ from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.handoff import continue_with_memory, run_with_memory
 from aptmem.memory.hierarchical import SUMMARIES_KEY
 from aptmem.memory.kv_dict import FACTS_KEY, FactRecord
-from aptmem.memory.masking import MASK_PREFIX
+from aptmem.memory.masking import MASK_PREFIX, ObservationMasking
 from aptmem.memory.recall import RecallMemory
 from aptmem.memory.registry import MEMORY_STRATEGIES, memory_names, memory_strategy
 from aptmem.session import Session
@@ -58,12 +58,30 @@ def _session(store: JsonlStore, root: Path, strategy: MemoryStrategy, window: in
 @pytest.mark.parametrize("path", sorted((ROOT / "configs" / "memory").glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_memory_yaml_builds_the_registered_strategy(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # never contacted: only built
+    monkeypatch.setenv("APTMEM_LLM_MODEL", "m")
     built = instantiate(OmegaConf.load(path))
     registered = memory_strategy(path.stem, **({"model": "m"} if path.stem == "llm" else {}))
     assert isinstance(built, MemoryStrategy)
     assert built.name == registered.name == path.stem
     assert type(built) is type(registered) and type(built.summarizer) is type(registered.summarizer)
     assert set(memory_names()) == {p.stem for p in path.parent.glob("*.yaml")}
+    # One source of truth: the YAML states the registry's defaults, every setting of the strategy and its summarizer.
+    assert _settings(built) == _settings(registered), f"{path} and the registry's {path.stem} disagree"
+
+
+def _settings(value: object, depth: int = 0) -> object:
+    """An object's public attributes, recursively (caches, private, are left out)."""
+    if depth > 3 or not hasattr(value, "__dict__"):
+        return value
+    return {k: _settings(v, depth + 1) for k, v in vars(value).items() if not k.startswith("_")}
+
+
+def test_the_measurement_builds_each_strategy_from_its_yaml_as_the_registry_does() -> None:
+    from experiments.measurements.memory_quality.job import memory_config
+
+    for name in OFFLINE:
+        assert _settings(memory_config(name)) == _settings(memory_strategy(name)), name
+    assert memory_config("salient", recent_share=0.5).summarizer.recent_share == 0.5  # type: ignore[attr-defined]
 
 
 def test_unknown_names_and_double_summarizers_are_refused(tmp_path: Path) -> None:
@@ -239,3 +257,70 @@ def test_aptmem_context_prints_what_the_strategy_puts_in_context_after_a_replay_
     plain = subprocess.run([sys.executable, "-m", "aptmem", "context", "--root", str(root), sid, "--no-memory"],
                            capture_output=True, text=True, cwd=ROOT)
     assert plain.returncode == 0 and (name != "kv_dict" or json.loads(plain.stdout) != json.loads(shown.stdout))
+
+
+class _Recording(ObservationMasking):
+    """obs_mask that also records what each ``remember`` was handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handed: list[list] = []
+
+    def remember(self, summarized, summary, memory, *, count):  # type: ignore[no-untyped-def]
+        self.handed.append(list(summarized))
+
+
+def _tool_turn(i: int, secret: str = "") -> list:
+    """A turn whose tool output (long enough to be masked) holds ``secret`` in its middle."""
+    body = " ".join(f"row {i}.{k} nothing to see" for k in range(60))
+    return [User(ts=1000 * i, id=f"u{i}", content=f"Please run step {i}."),
+            ToolCall(ts=1000 * i + 1, id=f"c{i}", name="bash", args={"command": "make"}),
+            ToolResult(ts=1000 * i + 2, id=f"r{i}", call_id=f"c{i}", name="bash",
+                       content=f"{body}\nThe staging deploy key is {secret}.\n{body}" if secret else body),
+            Assistant(ts=1000 * i + 3, id=f"a{i}", content=f"Step {i} done.")]
+
+
+def test_what_leaves_the_context_is_summarized_and_remembered_as_the_context_showed_it(tmp_path: Path) -> None:
+    # A masked output's value was never shown: neither the summary nor the strategy's memory may hold it,
+    # at a compaction or at a hand-over; an output still shown when it leaves is summarized.
+    strategy = _Recording()
+    secret, kept_masked, shown = "dk_masked0123456789ab", "dk_keptmasked01234567", "dk_shown0123456789abcd"
+    secrets = {0: secret, 5: kept_masked, 13: shown}
+    with JsonlStore(tmp_path) as store:
+        session = _session(store, tmp_path, strategy, window=200_000)
+        for i in range(14):  # a compaction keeps the last 10 turns: it summarizes turns 0-3, keeps 5 (masked) and 13
+            for entry in _tool_turn(i, secrets.get(i, "")):
+                session.append(entry)
+        assert secret not in session.context().text(), "turn 0's output is masked in the context"
+        session.compact()
+        marker = next(e for e in store.iter_entries(session.session_id) if isinstance(e, Compaction))
+        assert secret not in marker.summary
+        handed = [e for batch in strategy.handed for e in batch]
+        assert handed and not any(secret in getattr(e, "content", "") for e in handed)
+        new_id = continue_with_memory(strategy, store, tmp_path, session.session_id, policy=session.policy,
+                                      count=MEDIUM.count)
+        carried = next(e for e in store.iter_entries(new_id) if isinstance(e, Compaction))
+        assert secret not in carried.summary and kept_masked not in carried.summary
+        assert shown in carried.summary, "the last turn's output was shown: the hand-over summarizes it"
+
+
+def test_a_compaction_that_shortens_a_kept_output_summarizes_what_the_cut_takes_out(tmp_path: Path) -> None:
+    # The turn in progress is kept, but its tool output is too big for the target: its middle is cut from
+    # the context, and the fact in it goes to the summary rather than nowhere.
+    from aptmem.compaction.compactor import build_compaction
+    from aptmem.compaction.salient import SalientSummarizer
+
+    filler = "\n".join(f"row {k}: nothing of note in this part of the listing" for k in range(120))
+    entries = [*_turn(0), User(ts=9000, id="u9", content="Please check the build."),
+               ToolCall(ts=9001, id="c9", name="bash", args={"command": "make"}),
+               ToolResult(ts=9002, id="r9", call_id="c9", name="bash",
+                          content=f"{filler}\nService atlas-rpc listens on port 31234.\n{filler}")]
+    policy = CompactionPolicy(window=6000)
+    counts = [MEDIUM.count(e.content if hasattr(e, "content") else "x") + 4 for e in entries]
+    result = build_compaction(entries, counts, policy=policy, summarizer=SalientSummarizer(), count_text=MEDIUM.count,
+                              count_entry=lambda e: MEDIUM.count(getattr(e, "content", "") or "x") + 4, fixed_tokens=0)
+    assert result.plan.truncated, "the kept output is shortened"
+    kept_text = " ".join(getattr(e, "content", "") for e in result.plan.kept)
+    assert "31234" not in kept_text, "the cut took the fact out of the context"
+    assert result.plan.shortened and "31234" in result.plan.shortened[0].content
+    assert result.entry is not None and "31234" in result.entry.summary

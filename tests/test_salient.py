@@ -69,3 +69,21 @@ def test_a_repeated_item_keeps_the_place_it_was_first_said() -> None:
 def test_the_summary_always_fits_its_budget(budget: int, seed: int) -> None:
     batches = [_noise(random.Random(seed + i), 8) for i in range(3)]
     assert COUNT(_roll(SalientSummarizer(), batches, budget)) <= budget, f"seed {seed}"
+
+
+def test_a_request_clipped_before_the_new_value_of_its_update_never_shows_the_stale_one() -> None:
+    # The update is said at the end of a long request: its clip in "User requests" ends at the old value.
+    filler = "Please look at the flaky save path in src/utils/entry_items.tsx again, it fails under load. " * 2
+    said = [User(ts=1, id="a", content="ember-indexer serves HTTP on port 39823."),
+            User(ts=2, id="b", content=f"{filler}Port for ember-indexer changed: it was 39823, it is 30647 from today.")]
+    summary = SalientSummarizer().summarize(said, previous=None, budget=600, count=COUNT)
+    assert "30647" in summary
+    assert all("30647" in line for line in summary.splitlines() if "39823" in line), summary
+
+
+def test_without_its_facts_section_the_summary_still_drops_a_request_clipped_before_an_update_s_new_value() -> None:
+    # kv_dict's summarizer keeps no Facts: the fact the update replaces is not among its items.
+    filler = "Please look at the flaky save path in src/utils/entry_items.tsx again, it fails under load. " * 2
+    said = [User(ts=2, id="b", content=f"{filler}Port for ember-indexer changed: it was 39823, it is 30647 from today.")]
+    summary = SalientSummarizer(facts=False).summarize(said, previous=None, budget=600, count=COUNT)
+    assert all("30647" in line for line in summary.splitlines() if "39823" in line), summary

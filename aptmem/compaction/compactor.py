@@ -82,7 +82,9 @@ def build_compaction(
                   f"turns kept verbatim, and none needs shortening")
         return CompactionResult(entry=None, live=list(live), plan=plan, tokens_before=tokens_before,
                                 tokens_after=tokens_before, reason=reason)
-    summary = summarizer.summarize(plan.summarized, previous=plan.previous_summary,
+    # The summary stands for what leaves the context, as the context showed it: the summarized
+    # entries, and the kept entries this compaction shortens (what the cut takes out was shown).
+    summary = summarizer.summarize(plan.leaving, previous=plan.previous_summary,
                                    budget=policy.summary_budget, count=count_text)
     notes = list(plan.notes)
     shown = _carried_truncations(stored, plan)

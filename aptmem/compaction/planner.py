@@ -38,8 +38,15 @@ class CompactionPlan:
     kept_turns: int
     turns: int
     truncated: dict[int, int] = field(default_factory=dict)  # index in ``kept`` -> characters kept
+    #: the kept entries this plan shortens, as the context showed them before (what the cut takes out of it)
+    shortened: list[Entry] = field(default_factory=list)
     oversized: list[str] = field(default_factory=list)  # ids (or positions) of entries > window
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def leaving(self) -> list[Entry]:
+        """What leaves the context, as it showed it: the summarized entries, then the ones shortened."""
+        return [*self.summarized, *self.shortened]
 
 
 def plan_compaction(
@@ -94,6 +101,7 @@ def plan_compaction(
     kept_counts = body_counts[first_kept:]
 
     truncated: dict[int, int] = {}
+    shown_kept = kept
     if kept_tokens > room:
         kept, kept_counts, truncated, shortened_notes = _shorten_to_fit(kept, stored[first_kept:], kept_counts, room, count_entry)
         kept_tokens = sum(kept_counts)
@@ -108,6 +116,7 @@ def plan_compaction(
         kept_turns=kept_n,
         turns=len(turns),
         truncated=truncated,
+        shortened=[shown_kept[i] for i in sorted(truncated)],
         oversized=oversized,
         notes=notes,
     )

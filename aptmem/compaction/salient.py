@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from aptmem.compaction.extractive import (HEADER, PATH, SECTIONS, classify_sentence, clip, memoized, parse_summary,
                                           render_summary)
 from aptmem.entries import Entry, User
-from aptmem.memory.facts import Fact, facts_of, facts_of_entry, family, same_slot, snippet, update_target, word_frequency
+from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of, facts_of_entry, family, form, same_slot, snippet, update_target,
+                                 word_frequency)
 from aptmem.memory.statements import Statement, entry_text, sentences
 
 __all__ = ["SalientSummarizer"]
@@ -158,7 +159,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
     for item in sorted((it for it in items if it.fact is not None and it.fact.subject), key=lambda it: it.order):
         slots.setdefault((family(item.fact.shape), item.fact.subject), []).append(item)  # type: ignore[union-attr]
     stale: set[int] = set()
-    replaced: list[tuple[str, int]] = []  # (stale value, when the update was said)
+    replaced: list[tuple[str, str, int]] = []  # (stale value, the value that replaced it, when the update was said)
     for facts in slots.values():  # only facts of one shape and subject can be one slot
         for index, newer in enumerate(facts):
             for older in facts[:index]:
@@ -166,7 +167,7 @@ def _supersede(items: list[_Item]) -> list[_Item]:
                     continue
                 if same_slot(older.fact, newer.fact):  # type: ignore[arg-type]
                     stale.add(id(older))
-                    replaced.append((older.fact.value, newer.order))  # type: ignore[union-attr]
+                    replaced.append((older.fact.value, newer.fact.value, newer.order))  # type: ignore[union-attr]
                     _name_before(newer, older)
     # A statement that says its value changed updates the older fact it is most like, in whatever words.
     facts = sorted((it for it in items if it.fact is not None and id(it) not in stale), key=lambda it: it.order)
@@ -177,11 +178,16 @@ def _supersede(items: list[_Item]) -> list[_Item]:
             target = update_target(newer.fact, [it.fact for it in older], frequency)  # type: ignore[arg-type, misc]
             if target is not None:
                 stale.add(id(older[target]))
-                replaced.append((older[target].fact.value, newer.order))  # type: ignore[union-attr]
+                replaced.append((older[target].fact.value, newer.fact.value, newer.order))  # type: ignore[union-attr]
                 _name_before(newer, older[target])
-    # A line of another section said before the update (a request that stated it) would still show the stale value.
+    # An update that names the value it replaces ("it was 39823, it is 30647") replaces it whether or not
+    # the fact it updates is among these items (it may have left for the working dict, or the summary).
+    replaced += [(it.fact.replaces, it.fact.value, it.order) for it in items if it.fact is not None and it.fact.replaces]
+    # A line of another section said before the update (a request that stated it) would still show the stale
+    # value; so would the update's own request clipped before the new value ("it was 39823,…").
     for item in items:
-        if item.fact is None and any(value in item.text and item.order < order for value, order in replaced):
+        if item.fact is None and any(value in item.text and (item.order < order or new not in item.text)
+                                     for value, new, order in replaced):
             stale.add(id(item))
     return [it for it in items if id(it) not in stale]
 
@@ -194,11 +200,15 @@ def _name_before(newer: _Item, older: _Item) -> None:
 
 
 def _penalize_repeats(items: list[_Item]) -> None:
-    """A value stated in many distinct sentences is an entity the session keeps touching, not news."""
+    """A value stated in many distinct sentences is an entity the session keeps touching, not news; a
+    form many facts are said in (:func:`~aptmem.memory.facts.form`) is output the tools keep printing."""
     texts = Counter(it.fact.value for it in items if it.fact is not None)
+    forms = Counter(form(it.fact.shape, it.text, it.fact.value) for it in items if it.fact is not None)
     for item in items:
         if item.fact is not None and texts[item.fact.value] > 1:
             item.score -= _REPEAT_PENALTY * math.log2(texts[item.fact.value])
+        if item.fact is not None:
+            item.score -= FORM_PENALTY * math.log2(forms[form(item.fact.shape, item.text, item.fact.value)])
 
 
 def _fit(items: list[_Item], budget: int, count: Callable[[str], int], n_entries: int, recent_share: float) -> str:

@@ -65,9 +65,11 @@ class MemoryStrategy(Protocol):
                  *, count: Callable[[str], int]) -> None:
         """Keep what leaves the context: ``summarized`` entries and the ``summary`` that replaced them.
 
-        Called after every compaction (``summarized`` then also holds, whole, the kept entries the
-        compaction shortens) and when a session is handed over to a continuation (then
-        ``memory`` is the new session's). Writes, if anything, to ``memory``; ``count``
+        ``summarized`` is what the summarizer read: the entries as the context showed them (a
+        masked output masked, a shortened one shortened), never what the model was not shown.
+        Called after every compaction (``summarized`` then also holds the kept entries the
+        compaction shortens, as shown before the cut) and when a session is handed over to a
+        continuation (then ``memory`` is the new session's). Writes, if anything, to ``memory``; ``count``
         counts tokens. A strategy that needs a sidecar raises
         :class:`~aptmem.errors.MemoryStrategyError` when ``memory`` is None.
         """

@@ -29,7 +29,8 @@ import msgspec
 from aptmem.entries import Entry, User
 from aptmem.memory.statements import Statement, entry_text, statements
 
-__all__ = ["Fact", "family", "facts_of", "facts_of_entry", "same_slot", "snippet", "tokens", "update_target", "word_frequency"]
+__all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form", "same_slot", "snippet", "tokens", "update_target",
+           "word_frequency"]
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
 _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
@@ -47,6 +48,12 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
     ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
+    # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
+    # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
+    ("region", re.compile(r"\b[a-z]{2}-(?:north|south|east|west|central)(?:east|west)?-\d{1,2}\b", re.ASCII), 3.0),
+    ("flag", re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b", re.ASCII), 3.0),
+    ("handle", re.compile(r"(?<![\w&#/@])[#@][A-Za-z][\w.-]*[A-Za-z0-9]", re.ASCII), 3.0),
+    ("kv", re.compile(r"(?<![\w.-])[a-z][a-z0-9_.]*=(?P<v>[^\s,;'\"&=]{2,})", re.ASCII), 2.5),
 )
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
@@ -55,9 +62,10 @@ _UNIT = re.compile(
     r"per\b|次|毫秒|秒|分钟|小时|天|个|行|条|倍|字节|项|人|台)"
     r"|\s(?!(?:as|is|its|this|was|has|does|us|yes|thus|plus)\b)(?:[a-z]+\s)?[a-z]+s\b",
 )
-#: A label that says the number after it is a measurement ("p99_ms:", "error count =").
+#: A label that says the number after it is a measurement ("p99_ms:", "error count =") or a place in a file
+#: ("line 1914" of a traceback or a compiler message: it moves with every edit).
 _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct|percent|ratio|count|total|size|errors|"
-                       r"hits|misses|latency|duration|elapsed|p\d\d)\s*[:=]?\s*$", re.IGNORECASE)
+                       r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
@@ -120,11 +128,18 @@ _UPDATE = re.compile(
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥]|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
+_NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
+                        r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call))\b")
+#: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
+_SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
+#: Literals that say no more than on or off.
+_PLAIN_LITERALS = frozenset("true false yes no on off none null auto default enabled disabled".split())
 
 
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
@@ -180,14 +195,18 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _values(sentence: str) -> list[tuple[str, str, int, int]]:
-    """(shape, value, start, end) of the values of a sentence, most distinctive shape first, no overlaps."""
+def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[str, str, int, int]]:
+    """(shape, value, start, end) of the values of a sentence, most distinctive shape first, no overlaps.
+
+    ``setting`` is the match of :data:`_SETTING_VALUE` when the sentence is a setting line.
+    """
     taken: list[tuple[int, int]] = []
     found: list[tuple[str, str, int, int]] = []
     for shape, pattern, _ in _SHAPES:
         for match in pattern.finditer(sentence):
-            start, end = match.span()
-            value = match.group(0).rstrip(".,;:")
+            group = "v" if "v" in pattern.groupindex else 0  # a shape may name where in its match the value is
+            start, end = match.span(group)
+            value = match.group(group).rstrip(".,;:")
             end = start + len(value)
             if any(start < b and a < end for a, b in taken) or not value:
                 continue
@@ -203,6 +222,13 @@ def _values(sentence: str) -> list[tuple[str, str, int, int]]:
         for match in _NAME_BY.finditer(sentence):
             group = 1 if match.group(1) else 2
             found.append(("name", match.group(group), match.start(group), match.end(group)))
+        for match in _NAME_ROLE.finditer(sentence):
+            found.append(("name", match.group(1), match.start(1), match.end(1)))
+    if not found and setting is not None:  # a setting's literal is its value, whatever its shape
+        literal = setting.group(1).strip("\"'")
+        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS:
+            start = sentence.find(literal, setting.start(1))
+            found.append(("setting", literal, start, start + len(literal)))
     return found
 
 
@@ -221,16 +247,22 @@ def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
 
 def facts_of(statement: Statement, *, by_user: bool, max_chars: int = 240) -> list[Fact]:
     """The facts one statement states (none if it binds no value worth keeping)."""
-    return list(_facts_of(statement.text, by_user, max_chars))
+    return list(_facts_of(statement.text, by_user, max_chars, statement.carrier == "config", statement.subject))
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
-    """:func:`facts_of`, remembered: histories repeat sentences, and summaries come back every compaction."""
+def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = False, about: str = "") -> tuple[Fact, ...]:
+    """:func:`facts_of`, remembered: histories repeat sentences, and summaries come back every compaction.
+
+    ``setting``: the sentence is a setting line (its literal is a value); ``about``: what its
+    structure says it is about (a table row's first cell, a config section), a subject.
+    """
     if len(sentence) < 8 or not _MAYBE.search(sentence):
         return ()
-    values = _values(sentence)
+    values = _values(sentence, _SETTING_VALUE.search(sentence) if setting else None)
     subject = _subject(sentence, {v.lower() for _, v, _, _ in values})
+    if about and about.lower() not in subject and not any(about.lower() in v.lower() for _, v, _, _ in values):
+        subject = tuple(sorted({*subject, about.lower()}))
     text = _clip(sentence, max_chars)
     stripped = sentence
     for _, value, _, _ in values:
@@ -246,15 +278,20 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
         return ()  # a bare value: nothing says what it is
     # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
     measured = any(shape == "quantity" for shape, _, _, _ in values)
-    old = [(start, value, shape) for shape, value, start, _ in values if shape != "quantity" and _OLD_MARK.search(sentence[:start])]
+    # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
+    # statement names a new value of its family beside it: "loaded settings from /srv/x.toml" names one value, and it is current.
+    marked = [(start, value, shape) for shape, value, start, _ in values if shape != "quantity" and _OLD_MARK.search(sentence[:start])]
+    current = {family(shape) for shape, value, start, _ in values
+               if shape != "quantity" and (start, value, shape) not in marked}
+    old = [(start, value, shape) for start, value, shape in marked if family(shape) in current]
     out: list[Fact] = []
     for shape, value, start, _ in values:
-        if shape == "quantity" or _OLD_MARK.search(sentence[:start]):
+        if shape == "quantity" or (start, value, shape) in old:
             continue  # a measurement, or the old value an update names
         # The old value this one replaces is the nearest one of its family the statement names as old.
         replaced = [v for s, v, sh in old if family(sh) == family(shape) and s < start] or \
                    [v for _, v, sh in old if family(sh) == family(shape)]
-        if shape == "name" and not subject:
+        if shape == "name" and not subject and not anchors:
             continue  # a name bound to nothing we could name
         before = sentence[max(0, start - 24):start]
         label = _LABEL.search(before)
@@ -268,9 +305,13 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-def _signature(fact: Fact) -> tuple[str, tuple[str, ...]]:
-    """A fact's shape and the first words of its statement (the value left out): the template it came from."""
-    return fact.shape, tuple(tokens(fact.text.replace(fact.value, " "))[:3])
+def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """A fact's shape and the first words of its statement, its ``values`` and identifiers left out: the
+    template it came from ("tests/a.py::test_x PASSED" and "tests/b.py::test_y PASSED" are one)."""
+    text = fact.text
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, " ")
+    return fact.shape, tuple(tokens(_IDENT.sub(" ", text))[:3])
 
 
 def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:
@@ -283,9 +324,13 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
     for statement in statements(text):
         found.extend(facts_of(statement, by_user=by_user))
     # Lines of one shape repeated through an output (a listing, a run of warnings) are bulk, not news.
-    shapes = Counter(_signature(f) for f in found)
-    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY) if shapes[_signature(f)] >= 3 else f
-             for f in found]
+    values: dict[str, list[str]] = {}
+    for fact in found:
+        values.setdefault(fact.text, []).append(fact.value)
+    signatures = [_signature(f, values[f.text]) for f in found]
+    shapes = Counter(signatures)
+    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY) if shapes[sig] >= 3 else f
+             for f, sig in zip(found, signatures, strict=True)]
     if len(found) > max_facts:
         keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]
         found = [found[i] for i in sorted(keep)]
@@ -294,8 +339,19 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
         yield msgspec.structs.replace(fact, ts=ts, order=order)
 
 
-#: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2").
-_FAMILY = {"ip": "number", "pin": "version"}
+#: What a fact loses per doubling of the facts said in its form (:func:`form`): a form the tools keep printing is output, not news.
+FORM_PENALTY = 1.0
+
+
+def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
+    """The form a fact was said in: its value's family and the first words of its statement, the value and
+    identifiers left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce of lumen-api took ..." are one form)."""
+    return family(shape), tuple(tokens(_IDENT.sub(" ", text.replace(value, " ")))[:2])
+
+
+#: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
+#: a setting's literal and the same value said in prose, whose shape was found).
+_FAMILY = {"ip": "number", "pin": "version", "kv": "setting"}
 
 
 def family(shape: str) -> str:

@@ -5,9 +5,10 @@
 
 * ``memory``: the new session inherits the sidecar only (working memory, working dict and
   whatever the strategy keeps there);
-* ``summary``: also a summary of the old *live* context, the latest summary folded in, so the
-  turns the last compaction kept are not lost at the hand-over; the strategy then remembers
-  those entries in the new session's memory as it does after a compaction;
+* ``summary``: also a summary of the old *live* context as the model was shown it (shortened
+  and masked as it was), the latest summary folded in, so the turns the last compaction kept
+  are not lost at the hand-over; the strategy then remembers those entries in the new
+  session's memory as it does after a compaction;
 * ``history``: also every old entry (the full-history oracle).
 
 :func:`run_with_memory` appends a history through a fresh session of a root under a strategy
@@ -19,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
+from aptmem.compaction.compactor import apply_truncations
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.continuation import continue_session, create_session
 from aptmem.entries import Compaction, Entry, now_ms
@@ -52,7 +54,10 @@ def continue_with_memory(
         return continue_session(store, root, old_id, new_id=new_id, with_history=True)
     if strategy.carry == "memory":
         return continue_session(store, root, old_id, new_id=new_id)
-    live = store.read_live(old_id)
+    # The summary stands for the old live context as the model was shown it: shortened where its
+    # compaction shortened it, and as the strategy shows it (a masked tool output stays masked).
+    live = apply_truncations(store.read_live(old_id))
+    live = strategy.shown(live, None) or live
     previous = live[0].summary if live and isinstance(live[0], Compaction) else None
     body = live[1:] if previous is not None else live
     summary = strategy.summarizer.summarize(body, previous=previous, budget=policy.summary_budget, count=count)

@@ -29,7 +29,8 @@ from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
 from aptmem.memory.lexical import Ranker
-from aptmem.memory.facts import Fact, facts_of_entry, family, same_slot, snippet, tokens, update_target, word_frequency
+from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, snippet, update_target,
+                                 word_frequency)
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
 __all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]
@@ -132,19 +133,10 @@ def _line(record: FactRecord) -> str:
     return line
 
 
-#: What a record loses per doubling of the records said in its form (a form the tools keep printing is output, not news).
-_FORM_PENALTY = 1.0
-
-
-def _form(record: FactRecord) -> tuple[str, tuple[str, ...]]:
-    """The form a record was said in: its value's shape and the first words of its statement, values left out."""
-    return family(record.shape), tuple(tokens(record.text.replace(record.value, " "))[:2])
-
-
 def _weights(records: Sequence[FactRecord]) -> list[float]:
-    """Each record's weight, less the more records of the store were said in its form (:func:`_form`)."""
-    forms = Counter(_form(r) for r in records)
-    return [r.weight - _FORM_PENALTY * math.log2(forms[_form(r)]) for r in records]
+    """Each record's weight, less the more records of the store were said in its form (:func:`~aptmem.memory.facts.form`)."""
+    forms = Counter(form(r.shape, r.text, r.value) for r in records)
+    return [r.weight - FORM_PENALTY * math.log2(forms[form(r.shape, r.text, r.value)]) for r in records]
 
 
 def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float,

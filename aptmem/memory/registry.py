@@ -1,7 +1,11 @@
 """The one registry of memory strategies: a name to the factory that builds it.
 
-The command line (``aptmem replay --memory NAME``) and the harness (``configs/memory/NAME.yaml``,
-whose ``_target_`` names the same classes) build strategies from here. ``llm`` needs an
+The factories here, and the defaults of the classes they build, are the one source of a
+strategy's settings: the command line (``aptmem replay --memory NAME``) and ``aptmem context``
+build from here. The harness builds each strategy from ``configs/memory/NAME.yaml``, which
+states these same classes and defaults for Hydra (so a run's config shows them and an
+experiment may change them); ``tests/test_memory_strategies.py`` holds every YAML equal to the
+registry's build, field by field, so a default changed on one side alone fails. ``llm`` needs an
 OpenAI-compatible endpoint: its options (``model``, ``base_url``) go to
 :class:`~aptmem.compaction.llm.LlmSummarizer`. The ``l2_*`` / ``l3_*`` strategies recall across
 sessions (:mod:`aptmem.memory.recall`); ``*_embed`` and ``*_hybrid`` need the extra ``recall-embed``.

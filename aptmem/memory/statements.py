@@ -8,12 +8,19 @@ plain words, whatever the carrier:
   stops, or at a line end, so ``src/x.py:490`` and ``v8.15`` stay whole);
 * a comment marker (``#``, ``//``, ``/*``, ``--``) and a log line's time stamp and level are
   taken off the front (its ``[component]`` stays, as ``component:``, since it names the subject);
-* a setting line (``key = "value"``, ``KEY=value``, ``key: value``) is a statement as it stands;
+* a setting line (``key = "value"``, ``KEY=value``, ``key: value``) is a statement as it stands,
+  about the INI/TOML ``[section]`` or the YAML block key it sits under, if any;
+* a Markdown table row is one statement per cell after the first, about the first cell, named
+  by its column when the table has a header row (``| orchid | Priya |`` under ``| service | owner |``
+  says "orchid owner: Priya");
+* a ``git log`` entry (``commit <hash>`` and its indented message) is one statement that binds
+  the hash to what the commit did;
 * JSON (a whole tool output, or a line of it) is walked: a prose string is cut into sentences
   like any prose, and a field is a statement ``<record name> <key>: <value>`` when its key is
   unusual in the document. Fields every record of a listing repeats (``sha``, ``updated_at``)
   are its schema, not news (a key is unusual when at most a quarter of the records have it);
-  a small document of one record has only unusual keys.
+  a small document of one record has only unusual keys. A long document gives its rarest
+  fields first.
 """
 
 from __future__ import annotations
@@ -49,13 +56,22 @@ _LOCATED = re.compile(r"^\S+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
 _SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$""")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A Markdown table row, and the rule under its header row.
+_TABLE_ROW = re.compile(r"^\|.*\|$")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
+#: The first line of a `git log` entry, an INI/TOML section, a YAML key that opens a block.
+_COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})\b")
+_SECTION = re.compile(r"^\[([A-Za-z_][\w.-]*)\]$")
+_PARENT = re.compile(r"^-?\s*([A-Za-z_][\w.-]*):$")
 
 
 class Statement(msgspec.Struct, frozen=True):
-    """One statement: its text and the carrier it came in (prose, comment, log, json)."""
+    """One statement: its text, the carrier it came in (prose, comment, log, config, table, json), and
+    what it is about when its structure says so (a table row's first cell, a config file's section)."""
 
     text: str
     carrier: str
+    subject: str = ""
 
 
 def entry_text(entry: Entry) -> str:
@@ -95,13 +111,45 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
         return
-    for line in text.splitlines():
+    lines = text.splitlines()
+    parents: list[tuple[int, str]] = []  # (indent, key) of the enclosing "[section]" or "key:" lines
+    header: list[str] = []  # the header cells of the Markdown table being read
+    commit = ""  # the hash of a `git log` entry whose message is still to come
+    for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             continue
         value = _json_value(stripped) if stripped[0] in "{[" else _NOT_JSON
         if value is not _NOT_JSON:
             yield from _json_statements(value)
+            continue
+        if _TABLE_ROW.match(stripped):
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            following = lines[number + 1].strip() if number + 1 < len(lines) else ""
+            if _TABLE_RULE.match(following):
+                header = cells  # a header row: it names the columns of the rows below
+            elif not _TABLE_RULE.match(stripped):
+                yield from _row_statements(cells, header)
+            continue
+        header = []
+        found = _COMMIT.match(stripped)
+        if found:
+            commit = found.group(1)
+            continue
+        if commit and line.startswith((" ", "\t")) and reads_as_prose(stripped):
+            yield Statement(f"commit {commit}: {stripped}", "log")  # a `git log` entry: its hash and what it did
+            commit = ""
+            continue
+        section = _SECTION.match(stripped)
+        if section:  # an INI or TOML section: what the settings below are about
+            parents = [(-1, section.group(1))]
+            continue
+        indent = len(line) - len(line.lstrip())
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        parent = _PARENT.match(stripped)
+        if parent:  # a YAML key that opens a block: what the settings below it are about
+            parents.append((indent, parent.group(1)))
             continue
         carrier = "prose"
         bare = _COMMENT.sub("", stripped)
@@ -113,12 +161,26 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         if logged != bare:
             carrier = "log"
         if carrier == "prose" and _SETTING.match(logged):
-            yield Statement(logged, "config")  # key = literal, as config files, .env and YAML say a value
+            # key = literal, as config files, .env and YAML say a value; under a section, about it
+            owner = parents[-1][1] if parents else ""
+            yield Statement(f"{owner} {logged}" if owner else logged, "config", owner)
             continue
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
         for sentence in sentences(logged):
             yield Statement(sentence, carrier)
+
+
+def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
+    """A table row's statements: each cell after the first, about the first, named by its column if there is a header."""
+    subject = cells[0] if cells else ""
+    if not subject:
+        return
+    for index, cell in enumerate(cells[1:], start=1):
+        if not cell or cell in ("-", "—", "TBD", "n/a"):
+            continue
+        column = header[index] if index < len(header) else ""
+        yield Statement(f"{subject} {column}: {cell}" if column else f"{subject}: {cell}", "table", subject)
 
 
 _NOT_JSON = object()
@@ -168,22 +230,26 @@ def _is_prose(text: str) -> bool:
 
 
 def _json_statements(value: Any) -> Iterator[Statement]:
-    """Statements of a JSON document: its prose strings' sentences, and its unusual fields."""
+    """Statements of a JSON document: its prose strings' sentences, and its unusual fields.
+
+    Past :data:`_MAX_JSON_STATEMENTS`, the rarest fields are the ones given (a key one record of a
+    listing has says more than one that many have), in document order.
+    """
     records: Counter[tuple[str, ...]] = Counter()
     leaves = list(_leaves(value, (), "", records))
     # A key most records of a listing have is the listing's schema, not news; one that a quarter
     # of them at most have (one, in a lone record) says something about those records.
     frequency = Counter(path for path, _, _ in leaves)
-    given = 0
+    found: list[tuple[int, int, Statement]] = []  # (rarity, position, statement)
     for path, name, leaf in leaves:
-        if given >= _MAX_JSON_STATEMENTS:
-            return
         if isinstance(leaf, str) and _is_prose(leaf):
             for sentence in sentences(leaf):
-                given += 1
-                yield Statement(sentence, "json")
+                found.append((frequency[path], len(found), Statement(sentence, "json")))
         elif path and leaf != name and frequency[path] <= max(1, records[path[:-1]] // 4):
             key = path[-1] if path[-1] != "[]" else (path[-2] if len(path) > 1 else "")
             text = _SPACE.sub(" ", f"{name} {key}: {leaf}").strip()
-            given += 1
-            yield Statement(text, "json")
+            found.append((frequency[path], len(found), Statement(text, "json")))
+    if len(found) > _MAX_JSON_STATEMENTS:
+        found = sorted(sorted(found)[:_MAX_JSON_STATEMENTS], key=lambda f: f[1])
+    for _, _, statement in found:
+        yield statement

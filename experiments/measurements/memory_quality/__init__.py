@@ -28,8 +28,8 @@ class MemoryQuality:
     settings = MemoryQualitySettings
     timed = False
     unit = "run"
-    tables = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary", "memory_recall",
-              "memory_recall_runs")
+    tables = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary", "memory_plants",
+              "memory_recall", "memory_recall_runs")
 
     def plan(self, settings: MemoryQualitySettings, ctx: RunContext) -> int:
         """Runs: strategies x windows x seeds."""

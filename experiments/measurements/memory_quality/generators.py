@@ -2,16 +2,20 @@
 
 ``planted`` (:mod:`.workload`) is the workload the strategies were developed on (with its dev and
 held-out phrasings); ``independent`` (:mod:`.independent`) writes sessions apart from that tuning,
-for a check on data written differently. Each builds one seed's sessions and items.
+for a check on data written differently; ``fieldnotes`` (:mod:`.fieldnotes`), a third style with
+other kinds, written before the fact finder was widened and never tuned on. Each builds one
+seed's sessions and items.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
 from experiments.measurements.memory_quality.independent import build_independent
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
 
 __all__ = ["GENERATORS"]
 
-GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent}
+GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent,
+                                                                "fieldnotes": build_fieldnotes}

@@ -6,9 +6,13 @@ on the JSONL store of a scratch root, each continued from the one before by
 declares). The context is rendered and scored (:mod:`experiments.core.knowledge`) at every *checkpoint*: right
 after each compaction, right after each hand-over to the next session, and at the end; at the
 end every item is also asked in its three wordings, within each packet budget. Each check
-records whether all of an item's answers are present, and whether the answers its *last*
-evidence carried are (``fresh_present``: what was just planted; a set's members planted in
-earlier sessions, or the first event of an order, are older than that).
+records whether all of an item's answers are present.
+
+Each *plant* (an entry of an item's evidence, and the answers that entry carries: an update's
+old value in the first statement, its new one in the second; one member of a set) is scored
+once more, at the first compaction or hand-over after it was appended: are the answers it
+carried in the context then (``memory_plants``; what ``present_first`` averages)? A plant after
+the run's last compaction was never compacted and is not scored.
 """
 
 from __future__ import annotations
@@ -18,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from aptmem.compaction.compactor import CompactionResult
 from aptmem.compaction.policy import CompactionPolicy
@@ -65,6 +67,7 @@ class RunRows:
 
     checks: list[dict[str, object]] = field(default_factory=list)
     answers: list[dict[str, object]] = field(default_factory=list)
+    plants: list[dict[str, object]] = field(default_factory=list)
     run: dict[str, object] = field(default_factory=dict)
 
 
@@ -77,8 +80,8 @@ class _Run:
         self.seq = 0  # appends so far
         self.turn = -1
         self.planted: dict[str, tuple[int, int]] = {}  # item id -> (seq, turn) when its last evidence went in
-        # item id -> the answers its last evidence carries: what was just planted (a set's earlier members are older)
-        self.fresh: dict[str, tuple[str, ...]] = {}
+        # plants not yet compacted: (item id, evidence id, the answers that entry carries, seq, turn)
+        self.unscored: list[tuple[str, str, tuple[str, ...], int, int]] = []
         self.checkpoints: list[int] = []  # seq of every checkpoint so far
         self._pending = {item.id: set(item.evidence) for item in workload.items if item.evidence}
         self._items = {item.id: item for item in workload.items}
@@ -102,17 +105,21 @@ class _Run:
         number = len(self.checkpoints)
         messages = rendered(self.session)
         text = "\n\x00\n".join(t for _, t in messages)
+        if at != "end":  # the first compaction or hand-over after a plant: is what it carried still there?
+            for ident, evidence, carried, seq, turn in self.unscored:
+                self.rows.plants.append({"item": ident, "evidence": evidence, "checkpoint": number, "at": at,
+                                         "seq": seq, "age_turns": self.turn - turn,
+                                         "present": all(a in text for a in carried)})
+            self.unscored.clear()
         for item in self.workload.items:
             if item.id not in self.planted or item.type == "absent":
                 continue
             seq, turn = self.planted[item.id]
             since = sum(1 for s in self.checkpoints if s >= seq)
             judged = item.judged()
-            fresh = msgspec.structs.replace(judged, answers=self.fresh[item.id])
             self.rows.checks.append({"item": item.id, "checkpoint": number, "at": at, "seq": self.seq, "turn": self.turn,
                                      "age_checkpoints": since, "age_turns": self.turn - turn,
-                                     "present": present(judged, text), "fresh_present": present(fresh, text),
-                                     "where": where(judged, messages)})
+                                     "present": present(judged, text), "where": where(judged, messages)})
 
     def run(self) -> RunRows:
         started = time.perf_counter()
@@ -142,9 +149,10 @@ class _Run:
                         pending.discard(entry.id or "")
                         if not pending:
                             self.planted[ident] = (self.seq, self.turn)
-                            carried = render_entry(entry)
-                            item = self._items[ident]
-                            self.fresh[ident] = tuple(a for a in item.answers if a in carried) or item.answers
+                        text = render_entry(entry)
+                        carried = tuple(a for a in self._items[ident].answers if a in text)
+                        if carried:  # this entry plants (part of) the item's answers
+                            self.unscored.append((ident, entry.id or "", carried, self.seq, self.turn))
                     outcome = self.session.append(entry)
                     tokens.append(outcome.tokens_after)
             self.checkpoint("end")

@@ -19,11 +19,14 @@ from experiments.core.figures import pyplot, save_figure
 from experiments.core.markdown import markdown_table
 from experiments.core.runfolder import read_measurement
 from experiments.measurements.memory_quality.recall_section import recall_lines
-from experiments.measurements.memory_quality.tables import FINDABLE, METRICS, TABLES
+from experiments.measurements.memory_quality.tables import FINDABLE, METRICS
 
 __all__ = ["frontier_figure", "headline_row", "memory_section", "targets"]
 
 _PERCENT = {m for m in METRICS if m not in ("mean_context_tokens", "summarize_seconds")}
+#: How the section names a workload written apart from the strategies' tuning (``workload.generator``).
+_GENERATOR_NOTE = {"independent": "the independent generator, written apart from the strategies' tuning",
+                   "fieldnotes": "the field-notes generator, a third style held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 
@@ -174,8 +177,9 @@ def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
 
 def memory_section(run_dir: str | Path) -> str:
     """The report's memory section (markdown), with its figure written to ``run_dir/figures/memory_frontier.png``."""
-    tables, notes = read_measurement(run_dir, TABLES, "memory_quality")
-    items, checks, answers, runs, summary = (tables[name] for name in TABLES)
+    read = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary")  # what the section shows
+    tables, notes = read_measurement(run_dir, read, "memory_quality")
+    items, checks, answers, runs, summary = (tables[name] for name in read)
     settings = notes["settings"]
     shape = settings["workload"]
     figure = frontier_figure(summary, Path(run_dir) / "figures" / "memory_frontier.png")
@@ -186,7 +190,7 @@ def memory_section(run_dir: str | Path) -> str:
         "",
         f"{shape['sessions']} sessions of {shape['turns']} turns, linked by `continue`, per seed "
         f"({', '.join(map(str, settings['seeds']))}; "
-        + ("the independent generator, written apart from the strategies' tuning" if shape.get("generator") == "independent"
+        + (_GENERATOR_NOTE[shape["generator"]] if shape.get("generator") in _GENERATOR_NOTE
            else f"{shape['split']} phrasings") + "), with "
         f"{items.height // max(len(settings['seeds']), 1)} planted items each (facts of {items['kind'].n_unique()} kinds "
         "in prose, code comments, log lines and minified JSON, in English and Chinese; knowledge updates; sets across "

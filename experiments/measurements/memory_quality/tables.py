@@ -3,8 +3,9 @@
 Raw tables (every figure of the report is recomputed from these):
 
 * ``memory_items``: one row per (seed, item): what was planted, where, its answers;
-* ``memory_checks``: one row per (strategy, window, seed, item, checkpoint): present in context (every answer;
-  and ``fresh_present``, the answers the item's last evidence carried)?
+* ``memory_checks``: one row per (strategy, window, seed, item, checkpoint): present in context (every answer)?
+* ``memory_plants``: one row per (strategy, window, seed, item, evidence entry that carries answers): at the
+  first compaction or hand-over after that entry, are the answers it carried in context?
 * ``memory_answers``: one row per (strategy, window, seed, item, wording, budget): answerable?
   (``budget`` null: the whole rendering, ranked);
 * ``memory_runs``: one row per (strategy, window, seed): cost and counts.
@@ -17,10 +18,10 @@ from __future__ import annotations
 
 import polars as pl
 
-__all__ = ["ANSWER_SCHEMA", "CHECK_SCHEMA", "FINDABLE", "ITEM_SCHEMA", "METRICS", "RUN_SCHEMA", "SUMMARY_SCHEMA",
+__all__ = ["ANSWER_SCHEMA", "CHECK_SCHEMA", "FINDABLE", "ITEM_SCHEMA", "METRICS", "PLANT_SCHEMA", "RUN_SCHEMA", "SUMMARY_SCHEMA",
            "TABLES", "summarize"]
 
-TABLES = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary")
+TABLES = ("memory_items", "memory_checks", "memory_answers", "memory_runs", "memory_summary", "memory_plants")
 
 _KEY = {"strategy": pl.String, "window": pl.Int64, "seed": pl.Int64}
 
@@ -29,8 +30,9 @@ ITEM_SCHEMA = {"seed": pl.Int64, "split": pl.String, "item": pl.String, "type": 
                "answers": pl.String, "stale": pl.String, "evidence": pl.Int64, "session": pl.Int64, "turn": pl.Int64,
                "first_turn": pl.Int64}
 CHECK_SCHEMA = {**_KEY, "item": pl.String, "checkpoint": pl.Int64, "at": pl.String, "seq": pl.Int64, "turn": pl.Int64,
-                "age_checkpoints": pl.Int64, "age_turns": pl.Int64, "present": pl.Boolean, "fresh_present": pl.Boolean,
-                "where": pl.String}
+                "age_checkpoints": pl.Int64, "age_turns": pl.Int64, "present": pl.Boolean, "where": pl.String}
+PLANT_SCHEMA = {**_KEY, "item": pl.String, "evidence": pl.String, "checkpoint": pl.Int64, "at": pl.String, "seq": pl.Int64,
+                "age_turns": pl.Int64, "present": pl.Boolean}
 ANSWER_SCHEMA = {**_KEY, "item": pl.String, "wording": pl.String, "budget": pl.Int64, "answerable": pl.Boolean,
                  "packet_tokens": pl.Int64}
 RUN_SCHEMA = {**_KEY, "appends": pl.Int64, "compactions": pl.Int64, "handoffs": pl.Int64,
@@ -45,8 +47,8 @@ FINDABLE = ("fact", "update_before", "aggregate", "order")
 
 #: The summary's metrics, in the order the report shows them, with what each means.
 METRICS = {
-    "present_first": "what was just planted (the answers its last evidence carries) present right after the first "
-                     "checkpoint (compaction or hand-over) following it",
+    "present_first": "each plant (an evidence entry, and the answers it carries) present right after the first "
+                     "compaction or hand-over following it",
     "present_end": "present in the context at the end of the run",
     "answerable_512": "answerable within a 512-token packet (facts, previous values, sets, order; 3 wordings)",
     "answerable_1024": "answerable within a 1,024-token packet",
@@ -65,14 +67,14 @@ def _share(frame: pl.DataFrame, column: str, name: str) -> pl.DataFrame:
         .with_columns(pl.lit(name).alias("metric"))
 
 
-def summarize(items: pl.DataFrame, checks: pl.DataFrame, answers: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+def summarize(items: pl.DataFrame, checks: pl.DataFrame, answers: pl.DataFrame, runs: pl.DataFrame,
+              plants: pl.DataFrame) -> pl.DataFrame:
     """The per-seed metrics of :data:`METRICS`, then their mean, min and max over seeds."""
     types = items.select("seed", "item", "type")
     answers = answers.join(types, on=["seed", "item"], how="left")
-    first = checks.filter(pl.col("age_checkpoints") == 1)
     end = checks.filter(pl.col("at") == "end")
     findable = answers.filter(pl.col("type").is_in(FINDABLE))
-    parts = [_share(first, "fresh_present", "present_first"), _share(end, "present", "present_end")]
+    parts = [_share(plants, "present", "present_first"), _share(end, "present", "present_end")]
     for budget in (512, 1024, 2048):
         parts.append(_share(findable.filter(pl.col("budget") == budget), "answerable", f"answerable_{budget}"))
     parts.append(_share(findable.filter(pl.col("budget").is_null()), "answerable", "answerable_all"))
