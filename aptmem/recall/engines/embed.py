@@ -17,9 +17,12 @@ the database changed since (SQLite's ``data_version``, or our own writes).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any, Protocol, runtime_checkable
 
 from aptmem.errors import RecallEngineUnavailable
@@ -31,7 +34,7 @@ __all__ = ["EmbeddingEngine", "TextEmbedder", "UseEmbedder", "WordLlamaEmbedder"
 #: Characters of a record that are embedded: one chunk (aptmem.recall.chunking.CHUNK_CHARS).
 EMBED_CHARS = 1200
 _BATCH = 512
-_POOL_BATCH = 256  # texts pooled in one product
+_POOL_BATCH = 8  # texts pooled in one product: small, as a product costs texts x their distinct tokens
 
 
 @runtime_checkable
@@ -56,8 +59,24 @@ def _numpy() -> Any:
     return numpy
 
 
+#: WordLlama's tokenizer (Llama's SentencePiece BPE) writes spaces as U+2581 and has no
+#: pre-tokenizer. No token of its vocabulary holds a U+2581 after another character (checked when
+#: the model loads), so no BPE merge crosses the start of a run of U+2581: a text's tokens are the
+#: tokens of its pieces, each piece a run of U+2581 and the characters up to the next run.
+_SPACE = "\u2581"
+_PIECES = re.compile(f"{_SPACE}*[^{_SPACE}]+|{_SPACE}+")
+#: Pieces remembered with their token ids (ids only: a few hundred bytes each); the memo is
+#: cleared when it grows past this, so a long build stays bounded.
+_MEMO_PIECES = 500_000
+
+
 class WordLlamaEmbedder:
-    """WordLlama's 256-dimension model from inside its wheel, loaded with no network."""
+    """WordLlama's 256-dimension model from inside its wheel, loaded with no network.
+
+    Tokenizing is most of an embedding's cost, and histories repeat their words: each distinct
+    piece (see :data:`_PIECES`) is tokenized once per process and remembered, which gives exactly
+    the token ids of tokenizing the whole text (``tests/test_recall_embed.py`` checks it).
+    """
 
     name = "wordllama"
     dims = 256
@@ -67,18 +86,40 @@ class WordLlamaEmbedder:
     def __init__(self) -> None:
         try:
             import wordllama
+            from tokenizers import Tokenizer
         except ImportError as exc:
             raise RecallEngineUnavailable(self.name, "wordllama", self.extra) from exc
         # The wheel ships its weights and tokenizer; pointing cache_dir at the package folder and
         # refusing downloads is what makes 0.4.0.post1 load offline.
         model = wordllama.WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True, dim=self.dims)
-        # WordLlama's own embed() pads every batch to its longest text and averages the padded
-        # tensor; averaging each text's token vectors without padding gives the same vectors
-        # (to 1e-7 on the benchmark's chunks) in less than half the time, so we pool ourselves.
-        model.tokenizer.no_padding()
-        self._tokenizer = model.tokenizer
+        config = json.loads(model.tokenizer.to_str())
+        normalizers = config.get("normalizer") or {}
+        steps = [n.get("type") for n in normalizers.get("normalizers", [])]
+        crossing = [t for t in config["model"]["vocab"] if re.search(f"[^{_SPACE}]{_SPACE}", t)]
+        if config.get("pre_tokenizer") is not None or steps != ["Prepend", "Replace"] or crossing:
+            raise RecallEngineUnavailable(self.name, "wordllama (a tokenizer other than 0.4's Llama BPE)", self.extra)
+        # The same model without its normalizer (we prepend and replace spaces ourselves, as it
+        # does) and without special tokens: it tokenizes one piece at a time.
+        config["normalizer"] = None
+        config["post_processor"] = None
+        config["padding"] = config["truncation"] = None
+        self._pieces = Tokenizer.from_str(json.dumps(config))
+        self._memo: dict[str, list[int]] = {}
         self._table = model.embedding
         self._vocab = model.embedding.shape[0]
+
+    def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's token ids (of its first :data:`EMBED_CHARS` characters), as WordLlama's tokenizer gives them."""
+        split = [_PIECES.findall(_SPACE + t[:EMBED_CHARS].replace(" ", _SPACE)) if t else [] for t in texts]
+        memo = self._memo
+        new = list(dict.fromkeys(p for pieces in split for p in pieces if p not in memo))
+        if len(memo) + len(new) > _MEMO_PIECES:
+            memo.clear()
+            new = list(dict.fromkeys(p for pieces in split for p in pieces))
+        for piece, encoding in zip(new, self._pieces.encode_batch_fast(new, add_special_tokens=False)):
+            memo[piece] = encoding.ids
+        get = memo.__getitem__
+        return [list(chain.from_iterable(map(get, pieces))) for pieces in split]
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Mean of each text's token vectors, normalized (WordLlama's pooling, without padding)."""
@@ -86,13 +127,13 @@ class WordLlamaEmbedder:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch([t[:EMBED_CHARS] for t in texts], add_special_tokens=False)
+        encodings = self.token_ids(texts)
         for start in range(0, len(texts), _POOL_BATCH):
-            ids = [e.ids for e in encodings[start : start + _POOL_BATCH]]
+            ids = encodings[start : start + _POOL_BATCH]
             lengths = np.array([len(i) for i in ids], dtype=np.int64)
             if not lengths.sum():
                 continue
-            flat = np.clip(np.concatenate([np.asarray(i, dtype=np.int64) for i in ids]), 0, self._vocab - 1)
+            flat = np.clip(np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum())), 0, self._vocab - 1)
             rows = np.repeat(np.arange(len(ids)), lengths)
             # A bag of tokens per text (texts x distinct tokens) times those tokens' vectors: one
             # BLAS product instead of gathering a vector per token occurrence.

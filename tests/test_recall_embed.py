@@ -1,0 +1,69 @@
+"""The WordLlama embedder's piece-memo tokenizing gives WordLlama's own token ids and vectors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+wordllama = pytest.importorskip("wordllama")
+np = pytest.importorskip("numpy")
+
+from aptmem.recall.engines.embed import EMBED_CHARS, WordLlamaEmbedder  # noqa: E402
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> WordLlamaEmbedder:
+    return WordLlamaEmbedder()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """WordLlama's own tokenizer, as its embed() uses it (no padding, no special tokens)."""
+    model = wordllama.WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True, dim=256)
+    model.tokenizer.no_padding()
+    return model
+
+
+def _real_texts() -> list[str]:
+    """Pieces of the real transcripts: code, logs, JSON, prose, Chinese, runs of spaces and newlines."""
+    texts: list[str] = []
+    for path in sorted(REAL.glob("*.jsonl")):
+        raw = path.read_text(encoding="utf-8")
+        texts.extend(raw[i : i + EMBED_CHARS] for i in range(0, min(len(raw), 400 * EMBED_CHARS), 997))
+    return texts
+
+
+def _reference_ids(reference, texts: list[str]) -> list[list[int]]:
+    return [e.ids for e in reference.tokenizer.encode_batch([t[:EMBED_CHARS] for t in texts], add_special_tokens=False)]
+
+
+def test_token_ids_equal_wordllamas_on_real_transcripts(embedder: WordLlamaEmbedder, reference) -> None:
+    texts = _real_texts()
+    assert len(texts) > 200
+    assert embedder.token_ids(texts) == _reference_ids(reference, texts)
+    # Asked again (every piece now remembered) the answer is the same.
+    assert embedder.token_ids(texts[::-1]) == _reference_ids(reference, texts[::-1])
+
+
+_ALPHABET = st.sampled_from(list("ab Z9 _-.\n\t  ") + ["\u2581", "数据", "迁移", "é", "🙂", "{\"k\": 1}", "    "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_ALPHABET, max_size=40).map("".join), min_size=1, max_size=8))
+def test_token_ids_equal_wordllamas_on_any_text(embedder: WordLlamaEmbedder, reference, texts: list[str]) -> None:
+    assert embedder.token_ids(texts) == _reference_ids(reference, texts)
+
+
+def test_vectors_equal_wordllamas_embed(embedder: WordLlamaEmbedder) -> None:
+    texts = _real_texts()[:300] + ["", "   ", "数据库迁移方案"]
+    ours = embedder.embed(texts)
+    model = wordllama.WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True, dim=256)
+    theirs = model.embed([t[:EMBED_CHARS] for t in texts], norm=True)
+    nonempty = [i for i, t in enumerate(texts) if t.strip()]
+    np.testing.assert_allclose(ours[nonempty], np.asarray(theirs)[nonempty], atol=2e-5)
