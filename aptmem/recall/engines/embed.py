@@ -238,6 +238,17 @@ class EmbeddingEngine:
         return self._cache
 
     def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
+        """The ``k`` records closest to the question by cosine similarity, BLAS on one thread.
+
+        A query's products are small: waking BLAS's worker threads for them costs more than they
+        save, and on a busy machine (the tokenizer's threads, other processes) the wake-ups made
+        a query five times slower (``benchmarks/recall_latency.py``), so a search runs them on the
+        calling thread. Building an index keeps BLAS's threads (its products are large).
+        """
+        with _one_blas_thread():
+            return self._search(db, question, k, where)
+
+    def _search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
         """The ``k`` records closest to the question by cosine similarity.
 
         With a coarse prefix (:attr:`TextEmbedder.coarse_dims`) the prefix picks the
@@ -260,12 +271,29 @@ class EmbeddingEngine:
             prefix = prefix / max(float(np.linalg.norm(prefix)), 1e-12)
             coarse = np.where(allowed, vectors.coarse @ prefix, -np.inf)
             pool = np.argpartition(-coarse, wanted - 1)[:wanted]
+            scores = vectors.matrix[pool] @ query
         else:
             pool = np.flatnonzero(allowed)
-        scores = vectors.matrix[pool] @ query
+            scores = (vectors.matrix @ query)[pool]  # one pass over the matrix, no copy of its rows
         top = np.argpartition(-scores, count - 1)[:count]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(vectors.ids[pool[i]]), float(scores[i])) for i in top]
+
+
+_BLAS: Any = None
+
+
+def _one_blas_thread() -> Any:
+    """A context in which numpy's BLAS runs on the calling thread only (threadpoolctl)."""
+    global _BLAS
+    if _BLAS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError as exc:
+            raise RecallEngineUnavailable("embeddings", "threadpoolctl", "recall-embed") from exc
+        _numpy()  # BLAS must be loaded for the controller to see it
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
 
 
 def candidates(k: int) -> int:
