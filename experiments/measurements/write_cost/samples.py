@@ -42,6 +42,7 @@ turns them into percentiles and ratios.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import itertools
@@ -51,7 +52,7 @@ import shutil
 import tempfile
 import uuid
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from time import perf_counter_ns
 
@@ -84,6 +85,24 @@ def _session_id(name: str) -> str:
     # A fixed id per strategy, so reruns touch the same file names; shaped as a UUID v4.
     digest = hashlib.sha256(f"aptmem-write-cost:{name}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+@contextlib.contextmanager
+def _harness_frozen() -> Iterator[None]:
+    """Hide every object alive now from the GC while the appends are timed.
+
+    The entries are harness data, not the strategies': frozen out of the GC's view, a full
+    collection does not spend time (charged to whichever operation triggers it) walking
+    thousands of entries no strategy allocated. Once for the whole replay, not per round: a
+    full collection with the peers' libraries imported takes a fifth of a second, and a hundred
+    of them had tripled the measurement's wall time.
+    """
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class _Timer:
@@ -134,41 +153,34 @@ class _Timer:
         raw_fd, sync_fd = self.fds
         kinds, latency, slots, session = self.kinds, self.latency, self.slots, self.session
         start, upto = self.done, min(upto, len(self.lines))
-        # The entries are harness data, not the strategy's: freeze them out of the GC's view so
-        # a full collection does not spend time (charged to whichever operation triggers it)
-        # walking thousands of entries the strategy never allocated.
-        gc.collect()
-        gc.freeze()
-        try:
-            for i in range(start, upto):
-                entry, line = self.fresh[i], self.lines[i]
-                for slot, kind in enumerate(self.orders[i]):
-                    if kind == 0:
-                        t0 = perf_counter_ns()
-                        append(session, entry)
-                        t1 = perf_counter_ns()
-                    elif kind == 1:
-                        t0 = perf_counter_ns()
-                        written = write(raw_fd, line)
-                        t1 = perf_counter_ns()
-                        self.short += written != len(line)
-                    elif kind == 2:
-                        copy = self.fresh_for_encode[i]
-                        t0 = perf_counter_ns()
-                        encode(copy)
-                        t1 = perf_counter_ns()
-                    else:
-                        t0 = perf_counter_ns()
-                        written = write(sync_fd, line)
-                        fdatasync(sync_fd)
-                        t1 = perf_counter_ns()
-                        self.short += written != len(line)
-                    latency[i * kinds + kind] = t1 - t0
-                    slots[i * kinds + kind] = slot
-                if progress is not None and (i + 1 - start) % 64 == 0:
-                    progress(64)
-        finally:
-            gc.unfreeze()
+        # The GC is held frozen by the caller (see _harness_frozen).
+        for i in range(start, upto):
+            entry, line = self.fresh[i], self.lines[i]
+            for slot, kind in enumerate(self.orders[i]):
+                if kind == 0:
+                    t0 = perf_counter_ns()
+                    append(session, entry)
+                    t1 = perf_counter_ns()
+                elif kind == 1:
+                    t0 = perf_counter_ns()
+                    written = write(raw_fd, line)
+                    t1 = perf_counter_ns()
+                    self.short += written != len(line)
+                elif kind == 2:
+                    copy = self.fresh_for_encode[i]
+                    t0 = perf_counter_ns()
+                    encode(copy)
+                    t1 = perf_counter_ns()
+                else:
+                    t0 = perf_counter_ns()
+                    written = write(sync_fd, line)
+                    fdatasync(sync_fd)
+                    t1 = perf_counter_ns()
+                    self.short += written != len(line)
+                latency[i * kinds + kind] = t1 - t0
+                slots[i * kinds + kind] = slot
+            if progress is not None and (i + 1 - start) % 64 == 0:
+                progress(64)
         if progress is not None and (upto - start) % 64:
             progress((upto - start) % 64)
         self.done = upto
@@ -219,7 +231,8 @@ def measure_write_cost(
     """
     timer = _Timer(strategy, entries, base_dir=base_dir, sync_baseline=sync_baseline, order_seed=order_seed)
     try:
-        timer.advance(len(timer), progress)
+        with _harness_frozen():
+            timer.advance(len(timer), progress)
         return timer.finish()
     finally:
         timer.close()
@@ -287,9 +300,10 @@ def measure_strategies(
             timers.append(_Timer(strategy, entries[:count], base_dir=base_dir, sync_baseline=with_sync,
                                  order_seed=order_seed))
         turn_rng = random.Random(order_seed)
-        for r in range(1, rounds + 1):
-            for timer in turn_rng.sample(timers, len(timers)):
-                timer.advance(-(-len(timer) * r // rounds), progress)  # ceil: the last round ends at the end
+        with _harness_frozen():
+            for r in range(1, rounds + 1):
+                for timer in turn_rng.sample(timers, len(timers)):
+                    timer.advance(-(-len(timer) * r // rounds), progress)  # ceil: the last round ends at the end
         tables = [timer.finish() for timer in timers]
     finally:
         for timer in timers:
