@@ -110,7 +110,7 @@ def trigger_lines(run_dir: Path, tables: dict[str, pl.DataFrame], notes: dict) -
                   "after).", "", _compactions_markdown(errors), ""]
     if triggers.height:
         windows = ", ".join(f"{f} {w:,}" for f, w in notes.get("agent_windows", {}).items())
-        late = triggers.filter(~pl.col("on_time")).select("tier").unique().to_series().to_list()
+        late = triggers.filter(~pl.col("on_time")).select("tier").unique(maintain_order=True).to_series().to_list()  # in table order: a report rebuilds byte for byte
         lines += ["### aptmem under the agent's own rule and window", "",
                   f"Each session at its agent's window ({windows}) and trigger (Claude Code window − 33k, pi window − "
                   "16,384), cut into segments at the agent's compactions. *reference*: where the agent compacted by "
