@@ -19,6 +19,9 @@ import pytest
 pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the sweep every launcher test runs: two jobs of a tiny write-cost measurement
+_TINY_SWEEP = ["measure=[write_cost]", "strategy=[jsonl_none],[sqlite_wal_off]", "write_cost.entries=50",
+               "write_cost.warmup=5", "write_cost.window=20", "progress=false"]
 
 _SHIM = '''
 """SLURM launcher whose executor runs the jobs locally (submitit's LocalExecutor)."""
@@ -53,8 +56,7 @@ def test_the_slurm_launcher_runs_a_sweep_through_submitit_locally(tmp_path: Path
     done = subprocess.run(
         [sys.executable, "-m", "experiments", "run", "-m", "hydra/launcher=slurm",
          "hydra.launcher._target_=hydra_plugins.aptmem_slurm_on_local.SlurmOnLocal", "hydra.launcher.timeout_min=10",
-         "measure=[write_cost]", "strategy=[jsonl_none],[sqlite_wal_off]", "write_cost.entries=50",
-         "write_cost.warmup=5", "write_cost.window=20", "progress=false", f"hydra.sweep.dir={sweep_dir}"],
+         *_TINY_SWEEP, f"hydra.sweep.dir={sweep_dir}"],
         capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Submitit 'slurm' sweep output dir" in done.stdout + done.stderr  # Hydra's log: the SLURM launcher's path
@@ -80,8 +82,7 @@ def test_the_ray_launcher_runs_a_sweep_on_a_ray_instance_of_its_own(tmp_path: Pa
     done = subprocess.run(
         [sys.executable, "-m", "experiments", "run", "-m", "hydra/launcher=ray_cluster",
          "hydra.launcher.ray.init.address=local", "+hydra.launcher.ray.init.num_cpus=2",
-         "measure=[write_cost]", "strategy=[jsonl_none],[sqlite_wal_off]", "write_cost.entries=50",
-         "write_cost.warmup=5", "write_cost.window=20", "progress=false", f"hydra.sweep.dir={sweep_dir}"],
+         *_TINY_SWEEP, f"hydra.sweep.dir={sweep_dir}"],
         capture_output=True, text=True, cwd=ROOT, env={**env, "RAY_DISABLE_USAGE_STATS": "1"}, timeout=900)
     log = done.stdout + done.stderr
     assert done.returncode == 0, log[-3000:]

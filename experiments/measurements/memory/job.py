@@ -50,7 +50,8 @@ from experiments.core.children import run_module
 from experiments.core.runfolder import LEADING_COLUMNS, RunFolder, RunMeta, read_measurement
 from experiments.core.strategy import StrategySpec, build_store
 from experiments.measurements.memory.settings import MemorySettings
-from experiments.measurements.memory.store_child import ReadJob, StoreResult, verify
+from experiments.measurements.memory.store_child import ReadJob, StoreResult
+from experiments.measurements.memory.store_child import run as read_in_this_process
 from experiments.workloads import Workload, workload_entries, workload_name
 from experiments.workloads.resume import ResumeFile, ResumeSession
 from experiments.workloads.transcripts import TranscriptWorkload
@@ -189,7 +190,7 @@ def run_memory(
                 root = scratch / strategy.name
                 _write_session(strategy, root, session_id, entries)
                 jobs[strategy.name] = job = ReadJob(store=strategy.store, root=str(root), session_id=session_id)
-                check = verify(job)
+                check = read_in_this_process("verify", job)  # not a child: see the module docstring
                 _check(strategy.name, size_mb, info, check)
                 sizes[strategy.name] = (check.bytes_on_disk or 0, _files_bytes(root))
                 checked += 1

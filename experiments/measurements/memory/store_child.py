@@ -28,7 +28,7 @@ import msgspec
 from experiments.core.procmem import child_main, measure
 from experiments.core.strategy import StoreSpec, build_store, import_target
 
-__all__ = ["OPS", "ReadJob", "StoreResult", "run", "verify"]
+__all__ = ["OPS", "ReadJob", "StoreResult", "run"]
 
 OPS = ("full_load", "resume", "verify")
 
@@ -96,11 +96,6 @@ def run(op: str, job: ReadJob, trace: bool = False) -> StoreResult:
     return StoreResult(op=op, wall_ns=m.wall_ns, open_ns=opened, entries_read=read, live_entries=live,
                        rss_before_bytes=m.rss_before_bytes, peak_rss_bytes=m.peak_rss_bytes,
                        traced_peak_bytes=m.traced_peak_bytes, verified=verified, bytes_on_disk=size)
-
-
-def verify(job: ReadJob) -> StoreResult:
-    """The ``verify`` op in this process (the memory job checks each store so before the timed children run)."""
-    return run("verify", job)
 
 
 def main(argv: list[str] | None = None) -> int:
