@@ -385,7 +385,9 @@ class _Both:
 
     def __exit__(self, *exc: object) -> None:
         try:
-            self._file_lock.release()
+            # The file lock lives for one read-modify-write: closing its descriptor here (which
+            # also unlocks) keeps a long-lived WorkingMemory from holding one per mutation.
+            self._file_lock.close()
         finally:
             self._thread_lock.release()
 

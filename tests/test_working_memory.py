@@ -328,6 +328,20 @@ def test_threads_sharing_one_instance_lose_nothing(wm: WorkingMemory) -> None:
     assert sorted(wm.keys()) == sorted(f"t{t}-{i:02d}" for t in range(4) for i in range(40))
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd")
+def test_mutations_do_not_keep_a_descriptor_each(wm: WorkingMemory) -> None:
+    # Each mutation takes the sidecar's file lock for one read-modify-write; a lock object left
+    # open after it kept one descriptor per set(): a long session ran out at the 1,024 limit.
+    wm.set("warm", 0)
+    before = len(os.listdir("/proc/self/fd"))
+    for i in range(300):
+        wm.set(f"k{i}", i)
+    wm.set("a", 1)
+    wm.delete("a")
+    assert len(os.listdir("/proc/self/fd")) - before <= 2
+    assert wm.get("k299") == 299
+
+
 _WRITER = r"""
 import sys, time
 from aptmem.working_memory import WorkingMemory

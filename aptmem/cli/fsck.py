@@ -120,4 +120,4 @@ class _writer_lock:
 
     def __exit__(self, *exc: object) -> None:
         if self.lock is not None:
-            self.lock.release()
+            self.lock.close()  # unlocks and frees the descriptor: one repair, one lock
