@@ -65,8 +65,37 @@ def main(argv: list[str] | None = None) -> int:
                     faster_from[kind] = n
     finally:
         medium.NUMPY_FROM = shipped
-    print(f"\nnumpy faster from (chars): {faster_from}; NUMPY_FROM is {shipped}")
+    print(f"\nnumpy faster from (chars): {faster_from}; NUMPY_FROM is {shipped}\n")
+    _costs_crossover(est, args)
     return 0
+
+
+def _costs_crossover(est, args: argparse.Namespace) -> None:  # noqa: ANN001 (a MediumEstimator)
+    """The same for the non-ASCII counts (scripts and character costs) of Chinese text: numpy against regex."""
+    from aptmem.tokens import medium
+    from experiments.measurements.tokens.corpus import token_corpus
+
+    joined = "".join(s.text for s in token_corpus(args.seed, 200, kinds=["chinese"]))
+    shipped, costs, faster = medium.COSTS_NUMPY_FROM, est.costs, None
+    print("| non-ASCII chars | regex us | numpy us | regex / numpy |\n|---:|---:|---:|---:|")
+    try:
+        for n in (16, 32, 48, 64, 96, 128, 256, 512):
+            texts = [joined[i * n:(i + 1) * n] for i in range(40)]
+            times: dict[int, list[float]] = {1 << 30: [], 0: []}
+            for _ in range(args.repeats):
+                for threshold, spent in times.items():
+                    medium.COSTS_NUMPY_FROM = threshold
+                    started = time.perf_counter_ns()
+                    for text in texts:
+                        costs.non_ascii(text)
+                    spent.append((time.perf_counter_ns() - started) / len(texts) / 1000)
+            regex, numpy = statistics.median(times[1 << 30]), statistics.median(times[0])
+            print(f"| {n} | {regex:.1f} | {numpy:.1f} | {regex / numpy:.2f} |")
+            if numpy < regex and faster is None:
+                faster = n
+    finally:
+        medium.COSTS_NUMPY_FROM = shipped
+    print(f"\nnumpy faster from (non-ASCII chars): {faster}; COSTS_NUMPY_FROM is {shipped}")
 
 
 if __name__ == "__main__":

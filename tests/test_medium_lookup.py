@@ -94,7 +94,7 @@ def test_both_paths_count_the_whole_calibration_corpus_alike(monkeypatch: pytest
         assert counts == [formula] * 3, (index, len(text))
 
 
-def test_character_costs_by_numpy_and_by_regex_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scripts_and_character_costs_by_numpy_and_by_regex_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     costs = MediumEstimator().costs
     rng = random.Random(7)
     every_char = [chr(cp) for cp in range(0x80, 0x10000) if not 0xD800 <= cp < 0xE000] + ["😀", "\udc80"]
@@ -104,7 +104,7 @@ def test_character_costs_by_numpy_and_by_regex_agree(monkeypatch: pytest.MonkeyP
         by_numpy, by_regex = [], []
         for threshold, out in ((0, by_numpy), (1 << 30, by_regex)):
             monkeypatch.setattr(medium, "COSTS_NUMPY_FROM", threshold)
-            out.append(costs.counts(text))
+            out.append(costs.non_ascii(text))
         assert by_numpy == by_regex, text[:40]
     # every BMP character once: the counts are the table's
     assert costs.counts(texts[0]) == (costs.table.count(2), costs.table.count(3))

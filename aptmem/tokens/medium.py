@@ -66,7 +66,8 @@ NUMPY_FROM = 1000
 #: the popcounts' masks cover this many characters: the most NUMPY_FROM may be
 _MASK_CHARS = 1 << 16
 #: CharCosts counts at least this many non-ASCII characters with numpy, fewer with two regex scans
-COSTS_NUMPY_FROM = 64
+#: (measured by the same script)
+COSTS_NUMPY_FROM = 80
 _ASCII = bytes(range(128))
 
 
@@ -166,16 +167,28 @@ class CharCosts:
 
     def counts(self, text: str, raw: bytes | None = None) -> tuple[int, int]:
         """How many characters of ``text`` (UTF-8: ``raw``, if at hand) take two tokens alone, and how many three."""
+        return self.non_ascii(text, raw)[3:]
+
+    def non_ascii(self, text: str, raw: bytes | None = None) -> tuple[int, int, int, int, int]:
+        """The non-ASCII characters of ``text`` (UTF-8: ``raw``) by script and cost.
+
+        Han, CJK-wide and Hangul characters (by UTF-8 lead byte), and the characters that take
+        two and three tokens alone. Many of them (``COSTS_NUMPY_FROM``) are counted by one numpy
+        lookup of a table that holds each code point's script and cost; fewer by a translate of
+        the lead bytes and two regex scans (numpy's calls cost more than a short scan).
+        """
         if raw is None:
             raw = text.encode("utf-8", "surrogatepass")
         if 2 * (len(raw) - len(text)) < len(text):
-            # Mostly ASCII: scan only the other characters (dropping the ASCII bytes is one C loop).
+            # Mostly ASCII: look only at the other characters (dropping the ASCII bytes is one C loop).
             text = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
         if len(text) >= COSTS_NUMPY_FROM:
             if self._numpy_table is None:
-                self._numpy_table = _numpy_lookup().cost_table(self.table)
-            return _numpy_lookup().cost_counts(text, self._numpy_table)
-        return len(self._two.findall(text)), len(self._three.findall(text))
+                self._numpy_table = _numpy_lookup().script_cost_table(self.table)
+            return _numpy_lookup().script_cost_counts(text, self._numpy_table)
+        scripts = raw.translate(_SCRIPT, _CONTINUATION)
+        return (scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k"),
+                len(self._two.findall(text)), len(self._three.findall(text)))
 
 
 _lookup = None
@@ -210,11 +223,9 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     lookup = _numpy_lookup()
     out = lookup.code_features(raw.translate(lookup.CLASS_CODES, _CONTINUATION))
     if not text.isascii():
-        scripts = raw.translate(_SCRIPT, _CONTINUATION)
-        han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
+        han, wide, hangul, two, three = (costs or _default_costs()).non_ascii(text, raw)
         # A Han, CJK or Hangul character is 3 UTF-8 bytes; what is left of the extra bytes belongs to the others.
-        out[3:7] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul)
-        out[7:9] = (costs or _default_costs()).counts(text, raw)
+        out[3:9] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul), two, three
     return tuple(out)
 
 
@@ -289,16 +300,21 @@ class MediumEstimator:
             x = int.from_bytes(classes, "little")
             before = x << 8
             r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
-            newlines, spaces = r & _M_NEWLINE, r & _M_SPACE
+            # The runs a neighbour folds in, dropped with an AND and an XOR (one popcount where a
+            # difference of two took two): newlines after punctuation, single spaces before a word or
+            # punctuation, and underscores between a non-space and a letter (subtracted from punct runs).
+            newlines = r & _M_NEWLINE
+            newlines ^= newlines & (x << 10)
+            spaces = r & _M_SPACE
+            spaces ^= spaces & (x >> 10)
             underscores = r & _M_UNDERSCORE & (x >> 1)
+            underscores ^= underscores & (x << 11)
             estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
                          + w[2] * (x & _M_PUNCT).bit_count()
                          + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
-                         + w[11] * (r & _M_DIGIT).bit_count()
-                         + w[12] * (newlines.bit_count() - (newlines & (x << 10)).bit_count())
-                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count()
-                                    + (underscores & (x << 11)).bit_count())
-                         + w[14] * (spaces.bit_count() - (spaces & (x >> 10)).bit_count()))
+                         + w[11] * (r & _M_DIGIT).bit_count() + w[12] * newlines.bit_count()
+                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count())
+                         + w[14] * spaces.bit_count())
         n = int(estimate + 0.5)
         return n if n or not text else 1
 
@@ -306,9 +322,7 @@ class MediumEstimator:
         """The weighted non-ASCII features of ``text`` (``raw``: its UTF-8)."""
         w = self._weights
         assert w is not None
-        scripts = raw.translate(_SCRIPT, _CONTINUATION)
-        han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
-        two, three = self.costs.counts(text, raw)
+        han, wide, hangul, two, three = self.costs.non_ascii(text, raw)
         return (w[3] * han + w[4] * wide + w[5] * hangul
                 + w[6] * (len(raw) - len(text) - 2 * (han + wide + hangul)) + w[7] * two + w[8] * three)
 

@@ -29,7 +29,8 @@ import numpy as np
 
 from aptmem.tokens.medium_constants import FEATURES
 
-__all__ = ["CLASS_CODES", "TRIPLE_FEATURES", "class_histogram", "code_features", "cost_counts", "weight_table"]
+__all__ = ["CLASS_CODES", "TRIPLE_FEATURES", "class_histogram", "code_features", "script_cost_counts", "script_cost_table",
+           "weight_table"]
 
 # The 3-bit class codes. Bit 1: folds a space before it; bits 0 and 1: a letter.
 OTHER, DIGIT, SPACE, NEWLINE = 0, 1, 4, 5  # bit 1 clear: a space before them is a piece of its own
@@ -107,14 +108,25 @@ def weight_table(weights: tuple[float, ...]) -> np.ndarray:
     return TRIPLE_FEATURES.astype(np.float64) @ np.asarray(weights, dtype=np.float64)
 
 
-def cost_table(table: bytes) -> np.ndarray:
-    """A :class:`~aptmem.tokens.medium.CharCosts` table as uint8, with one more entry (0) for every code point past the BMP."""
-    return np.frombuffer(table + b"\0", np.uint8)
+def script_cost_table(table: bytes) -> np.ndarray:
+    """Each BMP code point's script and cost in one byte, ``cost | script << 2``, and a last entry 0 for every code point past it.
+
+    ``table``: a :class:`~aptmem.tokens.medium.CharCosts` table (costs 0-3). The script is read off
+    the code point's UTF-8 lead byte as the class string reads it (``0xE0 | cp >> 12``): 1 Han
+    (lead bytes E4-E9), 2 CJK-wide (E3, EF), 3 Hangul (EA-ED, surrogates included), 0 the others.
+    """
+    lead = np.arange(len(table)) >> 12  # the lead byte's low nibble, for 3-byte characters (U+0800 on)
+    script = np.zeros(len(table), np.uint8)
+    three_bytes = np.arange(len(table)) >= 0x800
+    script[three_bytes & (lead >= 4) & (lead <= 9)] = 1
+    script[three_bytes & ((lead == 3) | (lead == 15))] = 2
+    script[three_bytes & (lead >= 10) & (lead <= 13)] = 3
+    return np.append(np.frombuffer(table, np.uint8) | (script << 2), np.uint8(0))
 
 
-def cost_counts(text: str, costs: np.ndarray) -> tuple[int, int]:
-    """How many characters of ``text`` take two tokens alone, and how many three (``costs``: :func:`cost_table`)."""
+def script_cost_counts(text: str, table: np.ndarray) -> tuple[int, int, int, int, int]:
+    """Han, CJK-wide and Hangul characters of ``text``, and its two- and three-token ones (``table``: :func:`script_cost_table`)."""
     points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-    spent = costs.take(np.minimum(points, np.uint32(len(costs) - 1)))
-    counts = np.bincount(spent, minlength=4)
-    return int(counts[2]), int(counts[3])
+    # a code point past the BMP is clipped to the table's last entry: no script, no cost
+    c = np.bincount(table.take(points, mode="clip"), minlength=16).tolist()  # c[cost | script << 2]
+    return sum(c[4:8]), sum(c[8:12]), sum(c[12:16]), c[2] + c[6] + c[10] + c[14], c[3] + c[7] + c[11] + c[15]
