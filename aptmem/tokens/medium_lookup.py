@@ -15,9 +15,10 @@ that bit 1 says "a space before it folds into its piece" (a letter, punctuation,
 and bits 0 and 1 together say "a letter"; the next character matters only through those two
 bits. So ``code = prev << 5 | cur << 2 | (next & 3)``, 256 neighbourhoods. numpy builds the codes
 of a whole text in three vector operations on the class bytes (one ``bytes.translate``, no copy
-into numpy) and counts them with one ``bincount``: about 3-4 ns a character, against 20-25 for
-15 big-integer popcounts, but about 5-10 us a call, so short texts keep the big-integer path
-(the crossover is measured: ``benchmarks/medium_crossover.py``).
+into numpy) and counts them with one ``bincount``: about 7 ns a character on a loaded 2-core
+machine (the bincount is most of it), against 15-20 for ten big-integer popcounts, but several
+microseconds a call, so short texts keep the big-integer path (the crossover is measured by
+``benchmarks/medium_crossover.py``: about 1,000 characters).
 
 numpy is imported with this module, which :mod:`aptmem.tokens.medium` imports on the first long
 text only (``import aptmem`` stays light).
