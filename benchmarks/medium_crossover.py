@@ -7,9 +7,9 @@ The medium tier counts a text either with big-integer popcounts (cheap per call,
 the text) or with one numpy lookup per character (a few microseconds per call, one pass);
 ``aptmem.tokens.medium.NUMPY_FROM`` says from which length it takes the second. This script
 times both paths side by side on texts of the token measurement's corpus, cut to each length
-(the two paths alternate per text, so drift hits both alike), and prints the median time per
+(the two paths alternate, pass by pass, so drift hits both alike), and prints the median time per
 text of each path, their ratio, and the shortest length from which numpy is faster on every kind.
-The two paths give the same counts (tests/test_tokens.py); only their speed differs.
+The two paths give the same counts (tests/test_medium_lookup.py); only their speed differs.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ def main(argv: list[str] | None = None) -> int:
     est = MediumEstimator()
     est.count("warm up")
     shipped = medium.NUMPY_FROM
-    paths = {"popcount": 1 << 30, "numpy": 0}
     print(f"load average {os.getloadavg()[0]:.2f}")
     print("| kind | chars | popcount us | numpy us | popcount / numpy |\n|---|---:|---:|---:|---:|")
     faster_from: dict[str, int] = {}
@@ -51,15 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             joined = "\n\n".join(s.text for s in token_corpus(args.seed, 200, kinds=[kind]))
             for n in LENGTHS:
                 texts = [joined[i * n:(i + 1) * n] for i in range(20) if len(joined) >= (i + 1) * n]
-                times: dict[str, list[float]] = {name: [] for name in paths}
-                for _ in range(args.repeats):
-                    for name, threshold in paths.items():
-                        medium.NUMPY_FROM = threshold
-                        started = time.perf_counter_ns()
-                        for text in texts:
-                            est.count(text)
-                        times[name].append((time.perf_counter_ns() - started) / len(texts) / 1000)
-                pop, num = statistics.median(times["popcount"]), statistics.median(times["numpy"])
+                pop, num = _time_both(medium, "NUMPY_FROM", est.count, texts, args.repeats)
                 print(f"| {kind} | {n} | {pop:.1f} | {num:.1f} | {pop / num:.2f} |")
                 if num < pop and kind not in faster_from:
                     faster_from[kind] = n
@@ -68,6 +59,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nnumpy faster from (chars): {faster_from}; NUMPY_FROM is {shipped}\n")
     _costs_crossover(est, args)
     return 0
+
+
+def _time_both(module, threshold: str, call, texts: list[str], repeats: int) -> tuple[float, float]:  # noqa: ANN001
+    """Median microseconds per text of ``call`` without numpy and with it (``module.<threshold>`` set to force each), alternating."""
+    times: dict[int, list[float]] = {1 << 30: [], 0: []}
+    for _ in range(repeats):
+        for value, spent in times.items():
+            setattr(module, threshold, value)
+            started = time.perf_counter_ns()
+            for text in texts:
+                call(text)
+            spent.append((time.perf_counter_ns() - started) / len(texts) / 1000)
+    return statistics.median(times[1 << 30]), statistics.median(times[0])
 
 
 def _costs_crossover(est, args: argparse.Namespace) -> None:  # noqa: ANN001 (a MediumEstimator)
@@ -81,15 +85,7 @@ def _costs_crossover(est, args: argparse.Namespace) -> None:  # noqa: ANN001 (a 
     try:
         for n in (16, 32, 48, 64, 96, 128, 256, 512):
             texts = [joined[i * n:(i + 1) * n] for i in range(40)]
-            times: dict[int, list[float]] = {1 << 30: [], 0: []}
-            for _ in range(args.repeats):
-                for threshold, spent in times.items():
-                    medium.COSTS_NUMPY_FROM = threshold
-                    started = time.perf_counter_ns()
-                    for text in texts:
-                        costs.non_ascii(text)
-                    spent.append((time.perf_counter_ns() - started) / len(texts) / 1000)
-            regex, numpy = statistics.median(times[1 << 30]), statistics.median(times[0])
+            regex, numpy = _time_both(medium, "COSTS_NUMPY_FROM", costs.non_ascii, texts, args.repeats)
             print(f"| {n} | {regex:.1f} | {numpy:.1f} | {regex / numpy:.2f} |")
             if numpy < regex and faster is None:
                 faster = n

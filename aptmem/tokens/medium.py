@@ -74,13 +74,14 @@ _LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE, _UNDERSCORE = 0
 _PLANE = 0x10000
 #: texts of at least this many characters are counted by one numpy lookup per character, shorter
 #: ones by big-integer popcounts (numpy's calls cost more than a short text's popcounts); measured
-#: by ``python benchmarks/medium_crossover.py``, which prints both paths' time per length
+#: by ``python benchmarks/medium_crossover.py``, which prints both paths' time per length (at load
+#: 5 on 2 cores numpy was faster from 700-1,500 characters, by kind)
 NUMPY_FROM = 1000
 #: the popcounts' masks cover this many characters: the most NUMPY_FROM may be
 _MASK_CHARS = 1 << 16
 #: CharCosts counts at least this many non-ASCII characters with numpy, fewer with two regex scans
-#: (measured by the same script)
-COSTS_NUMPY_FROM = 80
+#: (measured by the same script: numpy faster from 96 non-ASCII characters, twice, at load 5)
+COSTS_NUMPY_FROM = 96
 _ASCII = bytes(range(128))
 
 
