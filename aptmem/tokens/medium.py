@@ -347,9 +347,9 @@ class MediumEstimator:
             assert self._weights is not None
             self._table = lookup.weight_table(self._weights)
         if text.isascii():  # (a translate that deletes nothing is faster)
-            return float(lookup.class_histogram(text.encode("ascii").translate(lookup.CLASS_CODES)) @ self._table)
+            return float(lookup.class_histogram(text.encode("ascii").translate(lookup.CLASS_CODES)).dot(self._table))
         raw = text.encode("utf-8", "surrogatepass")
-        estimate = float(lookup.class_histogram(raw.translate(lookup.CLASS_CODES, _CONTINUATION)) @ self._table)
+        estimate = float(lookup.class_histogram(raw.translate(lookup.CLASS_CODES, _CONTINUATION)).dot(self._table))
         return estimate + self._non_ascii(text, raw)
 
     def __repr__(self) -> str:
