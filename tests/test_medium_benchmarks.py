@@ -42,3 +42,10 @@ def test_the_crossover_benchmark_times_both_paths() -> None:
                           capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "numpy faster from (chars)" in done.stdout and "COSTS_NUMPY_FROM is" in done.stdout
+
+
+def test_the_side_by_side_timing_runs_against_a_commit() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "medium_against.py"), "--rev", "HEAD", "--repeats", "1",
+                           "--per-kind", "3"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "| all |" in done.stdout and "tiktoken / HEAD" in done.stdout

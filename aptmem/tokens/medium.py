@@ -47,12 +47,13 @@ Non-ASCII text adds one translate for its scripts and two regular-expression sca
 classes compiled once) for its two- and three-token characters, or, from ``COSTS_NUMPY_FROM``
 non-ASCII characters, one numpy lookup of each code point's script and cost.
 
-Measured side by side with tiktoken on the token measurement's corpus (60 texts a kind, the best
-of 9 timings per text, load 4.5 on 2 cores): 7.7x tiktoken over all kinds (main's tier of 13
-popcounts, timed in the same run: 6.7x); 10.4x on code and on logs, 7.8x on JSON, 5.9x on English
-prose, 5.7x on Chinese, 5.6x on mixed replies. Most of those texts are a few hundred
-characters, where tiktoken itself costs only tens of microseconds and both paths' per-call
-costs count: the tier is not 10x faster than tiktoken on every kind.
+Measured side by side with tiktoken and main's tier (``python benchmarks/medium_against.py
+--repeats 15``: the token measurement's corpus, 60 texts a kind, the best of 15 timings per text,
+load 4.9 on 2 cores): 8.6x tiktoken over all kinds, where main's tier of 13 popcounts and regex
+scans ran 6.2x in the same run (1.4x faster); 12.8x on code, 11.9x on logs, 10.4x on JSON,
+6.3x on mixed replies, 6.0x on English prose, 5.5x on Chinese. Most of those texts are a few
+hundred characters, where tiktoken itself costs only tens of microseconds and both paths'
+per-call costs count: the tier is not 10x faster than tiktoken on every kind.
 """
 
 from __future__ import annotations
