@@ -30,7 +30,6 @@ from functools import cached_property
 
 import msgspec
 
-from aptmem.tokens.calibration import generated
 from aptmem.tokens.calibration.sources import RealText, Sources
 
 __all__ = ["KINDS", "Sample", "broad_corpus", "corpus_digest", "held_out_file"]
@@ -79,10 +78,6 @@ class _Builder:
 
     def __init__(self, sources: Sources) -> None:
         self.s = sources
-
-    @cached_property
-    def _package_names(self) -> list[str]:
-        return generated.package_names([p for _, h in self.s.metadata for p in h.get("Requires-Dist", [])])
 
     # -- real text, sliced -----------------------------------------------------------------------
 
@@ -144,8 +139,6 @@ class _Builder:
     # -- version pins ----------------------------------------------------------------------------
 
     def version_pins(self, rng: random.Random, target: int) -> tuple[str, str]:
-        if rng.random() < 0.5:  # the manifests and lock files of other ecosystems, with real package names
-            return _clip(generated.manifest(rng, self._package_names, target), max(target, 64)), "generated:manifest"
         source, headers = rng.choice([m for m in self.s.metadata if m[1].get("Requires-Dist")] or self.s.metadata)
         pins = headers.get("Requires-Dist", []) or [f"{headers.get('Name', ['x'])[0]}=={headers.get('Version', ['0'])[0]}"]
         style = rng.randrange(4)
@@ -166,8 +159,6 @@ class _Builder:
     # -- numbers, URLs, hashes, base64 ---------------------------------------------------------------
 
     def digits(self, rng: random.Random, target: int) -> tuple[str, str]:
-        if rng.random() < 0.4:  # timestamps, addresses, sizes, scientific floats, aligned tables, versions
-            return _clip(generated.numbers(rng, target), max(target, 32)), "generated:numbers"
         lines: list[str] = []
         style = rng.randrange(5)
         while sum(len(x) + 1 for x in lines) < target:
@@ -196,11 +187,8 @@ class _Builder:
         lines: list[str] = []
         source = "generated:urls"
         while sum(len(x) + 1 for x in lines) < target:
-            roll = rng.random()
-            if real and roll < 0.4:
+            if real and rng.random() < 0.5:
                 source, url = rng.choice(real)
-            elif roll < 0.7:  # registries, commits, object stores, local servers, encoded queries
-                url = generated.url(rng, self._package_names, files)
             else:
                 path = rng.choice(files) if files else "src/main.py"
                 host = rng.choice(("github.com/org/repo/blob/main", "gitlab.com/group/project/-/tree/v2",
