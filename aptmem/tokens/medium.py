@@ -28,18 +28,32 @@ Weights are fitted by :mod:`aptmem.tokens.calibration.medium_fit` on a broad cor
 in ``medium_constants.json``; classes whose weights came out equal when fitted apart share one
 feature, so one pass counts them.
 
-How it stays fast (5.6-5.9x faster than tiktoken over the token measurement's kinds on an idle 2-core machine,
-3.8x on English prose, 8x on logs; measured by ``benchmarks/token_accuracy.py`` and the CI run; each feature costs
-one popcount over the class string, about 0.55 ns a character):
-the text is encoded once, ``bytes.translate`` maps every byte to a one-hot class bit (deleting
-UTF-8 continuation bytes, so a character is one byte), and the class string is read as one big
-integer ``x``. Then ``x & mask`` with a per-feature mask and ``int.bit_count`` give each class's
-size, and ``x ^ (x & (x << 8))`` marks where a run of each class starts, counted the same way
-(shifted against the neighbours: where upper case follows lower case, and which runs a
-neighbour folds in). Every step is a C
-loop over machine words; no Python code runs per character. Non-ASCII text adds one more
-translate for its scripts and two regular-expression scans (character classes compiled once)
-for its two- and three-token characters.
+How it is fast: the text is encoded once and ``bytes.translate`` maps every byte to its class
+(deleting UTF-8 continuation bytes, so a character is one byte); no Python code runs per
+character. Then one of two paths, which count the same (tests/test_medium_lookup.py):
+
+* short texts (under ``NUMPY_FROM`` characters): the class string, one one-hot bit per class,
+  is read as one big integer ``x``; ``x & mask`` with a per-feature mask and ``int.bit_count``
+  give each class's size, and ``x ^ (x & (x << 8))`` marks where a run of each class starts,
+  counted the same way (shifted against the neighbours: where upper case follows lower case,
+  and which runs a neighbour folds in). Ten popcounts, each about 1 ns a character (CPython's
+  ``bit_count`` is not one instruction), but a fraction of a microsecond a call;
+* long texts: every character's neighbourhood (its class and its neighbours') is one byte, and
+  one numpy ``bincount`` of those bytes times each neighbourhood's summed weights is the
+  estimate (:mod:`aptmem.tokens.medium_lookup`): about 7 ns a character on a loaded machine,
+  but several microseconds a call.
+
+Non-ASCII text adds one translate for its scripts and two regular-expression scans (character
+classes compiled once) for its two- and three-token characters, or, from ``COSTS_NUMPY_FROM``
+non-ASCII characters, one numpy lookup of each code point's script and cost.
+
+Measured side by side with tiktoken and main's tier (``python benchmarks/medium_against.py
+--repeats 15``: the token measurement's corpus, 60 texts a kind, the best of 15 timings per text,
+load 4.9 on 2 cores): 8.6x tiktoken over all kinds, where main's tier of 13 popcounts and regex
+scans ran 6.2x in the same run (1.4x faster); 12.8x on code, 11.9x on logs, 10.4x on JSON,
+6.3x on mixed replies, 6.0x on English prose, 5.5x on Chinese. Most of those texts are a few
+hundred characters, where tiktoken itself costs only tens of microseconds and both paths'
+per-call costs count: the tier is not 10x faster than tiktoken on every kind.
 """
 
 from __future__ import annotations
@@ -53,15 +67,22 @@ from collections.abc import Callable
 
 from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_constants
 
-__all__ = ["FEATURES", "CharCosts", "MediumEstimator", "features"]
+__all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "features"]
 
 # One-hot class bits of the class string (one byte per character).
 _LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE, _UNDERSCORE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-#: texts are read in blocks of this many characters (the masks' length); a run cut by a block
-#: edge counts twice: one token in 64k at most
-_BLOCK = 1 << 16
 #: code points a :class:`CharCosts` table covers: the Basic Multilingual Plane
 _PLANE = 0x10000
+#: texts of at least this many characters are counted by one numpy lookup per character, shorter
+#: ones by big-integer popcounts (numpy's calls cost more than a short text's popcounts); measured
+#: by ``python benchmarks/medium_crossover.py``, which prints both paths' time per length (at load
+#: 5 on 2 cores numpy was faster from 700-1,500 characters, by kind)
+NUMPY_FROM = 1000
+#: the popcounts' masks cover this many characters: the most NUMPY_FROM may be
+_MASK_CHARS = 1 << 16
+#: CharCosts counts at least this many non-ASCII characters with numpy, fewer with two regex scans
+#: (measured by the same script: numpy faster from 96 non-ASCII characters, twice, at load 5)
+COSTS_NUMPY_FROM = 96
 _ASCII = bytes(range(128))
 
 
@@ -94,7 +115,7 @@ def _tables() -> tuple[bytes, bytes, bytes]:
 
 
 def _mask(bits: int) -> int:
-    return int.from_bytes(bytes([bits]) * _BLOCK, "little")
+    return int.from_bytes(bytes([bits]) * _MASK_CHARS, "little")
 
 
 # Built once at import: three small bytes objects and seven masks of 64 KiB, no I/O.
@@ -136,6 +157,7 @@ class CharCosts:
         self.table = bytes(table)
         self._two = _class_pattern(self.table, 2)
         self._three = _class_pattern(self.table, 3)
+        self._numpy_table = None  # the table as a numpy array, made when a long text first needs it
 
     @classmethod
     def measure(cls, count: Callable[[str], int]) -> CharCosts:
@@ -160,49 +182,41 @@ class CharCosts:
 
     def counts(self, text: str, raw: bytes | None = None) -> tuple[int, int]:
         """How many characters of ``text`` (UTF-8: ``raw``, if at hand) take two tokens alone, and how many three."""
+        return self.non_ascii(text, raw)[3:]
+
+    def non_ascii(self, text: str, raw: bytes | None = None) -> tuple[int, int, int, int, int]:
+        """The non-ASCII characters of ``text`` (UTF-8: ``raw``) by script and cost.
+
+        Han, CJK-wide and Hangul characters (by UTF-8 lead byte), and the characters that take
+        two and three tokens alone. Many of them (``COSTS_NUMPY_FROM``) are counted by one numpy
+        lookup of a table that holds each code point's script and cost; fewer by a translate of
+        the lead bytes and two regex scans (numpy's calls cost more than a short scan).
+        """
         if raw is None:
             raw = text.encode("utf-8", "surrogatepass")
         if 2 * (len(raw) - len(text)) < len(text):
-            # Mostly ASCII: scan only the other characters (dropping the ASCII bytes is one C loop).
+            # Mostly ASCII: look only at the other characters (dropping the ASCII bytes is one C loop).
             text = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
-        return len(self._two.findall(text)), len(self._three.findall(text))
+        if len(text) >= COSTS_NUMPY_FROM:
+            if self._numpy_table is None:
+                self._numpy_table = _numpy_lookup().script_cost_table(self.table)
+            return _numpy_lookup().script_cost_counts(text, self._numpy_table)
+        scripts = raw.translate(_SCRIPT, _CONTINUATION)
+        return (scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k"),
+                len(self._two.findall(text)), len(self._three.findall(text)))
 
 
-def _class_features(classes: bytes) -> list[int]:
-    """The class-string features, in :data:`FEATURES` order, the non-ASCII ones as 0."""
-    out = [0] * len(FEATURES)
-    for start in range(0, len(classes), _BLOCK):
-        x = int.from_bytes(classes[start : start + _BLOCK], "little")
-        out[0] += (x & _M_LETTERS).bit_count()
-        out[1] += (x & _M_DIGIT).bit_count()
-        out[2] += (x & _M_PUNCT).bit_count()
-        before = x << 8  # each character's left neighbour's bits, in its place
-        r = x ^ (x & before)  # the class bits of each character whose left neighbour lacks them: run starts
-        out[9] += (r & _M_LETTER).bit_count()
-        # An upper-case run that starts right after a letter (a lower-case one, or it would not start).
-        out[10] += ((r >> 1) & before & _M_LETTER).bit_count()
-        out[11] += (r & _M_DIGIT).bit_count()
-        newline_runs, punct_runs, space_runs = _runs_not_folded(x, r)
-        out[12] += newline_runs
-        out[13] += punct_runs
-        out[14] += space_runs
-    return out
+_lookup = None
 
 
-def _runs_not_folded(x: int, r: int) -> tuple[int, int, int]:
-    """Newline, punctuation and space runs that are pieces of their own (``x``: the class string, ``r``: run starts).
+def _numpy_lookup():  # noqa: ANN202 (the module, imported on first use)
+    """:mod:`aptmem.tokens.medium_lookup`, imported on first use: it imports numpy, which a short text never needs."""
+    global _lookup
+    if _lookup is None:
+        from aptmem.tokens import medium_lookup
 
-    The shifts put a neighbour's class bit where the run's own bit is, so one AND finds the runs
-    folded into a neighbour: ``x << 10`` puts the left neighbour's punctuation bit (0x08) on the
-    newline bit (0x20); ``x >> 1`` the right neighbour's letter bit (0x01) on the underscore bit
-    (0x80), ``x << 11`` the left neighbour's space bit (0x10) there too; ``x >> 10`` the right
-    neighbour's folds-a-space bit (0x40) on the space bit (0x10).
-    """
-    newlines, spaces = r & _M_NEWLINE, r & _M_SPACE
-    underscores = r & _M_UNDERSCORE & (x >> 1)  # an underscore run of one before a letter ...
-    folded = underscores.bit_count() - (underscores & (x << 11)).bit_count()  # ... but not after a space
-    return (newlines.bit_count() - (newlines & (x << 10)).bit_count(), (r & _M_PUNCT).bit_count() - folded,
-            spaces.bit_count() - (spaces & (x >> 10)).bit_count())
+        _lookup = medium_lookup
+    return _lookup
 
 
 _shipped_costs: CharCosts | None = None
@@ -221,13 +235,12 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     ``costs`` says which characters take two or three tokens alone (default: the shipped table).
     """
     raw = text.encode("utf-8", "surrogatepass")
-    out = _class_features(raw.translate(_ONEHOT, _CONTINUATION))
+    lookup = _numpy_lookup()
+    out = lookup.code_features(raw.translate(lookup.CLASS_CODES, _CONTINUATION))
     if not text.isascii():
-        scripts = raw.translate(_SCRIPT, _CONTINUATION)
-        han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
+        han, wide, hangul, two, three = (costs or _default_costs()).non_ascii(text, raw)
         # A Han, CJK or Hangul character is 3 UTF-8 bytes; what is left of the extra bytes belongs to the others.
-        out[3:7] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul)
-        out[7:9] = (costs or _default_costs()).counts(text, raw)
+        out[3:9] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul), two, three
     return tuple(out)
 
 
@@ -247,6 +260,7 @@ class MediumEstimator:
         self._constants = constants
         self._path = constants_path
         self._weights: tuple[float, ...] | None = None
+        self._table = None  # the long path's weight per neighbourhood (numpy), made on its first text
         self._costs: CharCosts | None = None
         if constants is not None:
             self._use(constants)
@@ -254,6 +268,7 @@ class MediumEstimator:
     def _use(self, constants: MediumConstants) -> None:
         self._constants = constants
         self._weights = constants.vector()
+        self._table = None
         self._costs = CharCosts.decode(constants.char_costs)
 
     @property
@@ -284,11 +299,11 @@ class MediumEstimator:
             self._use(self.constants)
             w = self._weights
             assert w is not None
-        if len(text) > _BLOCK:
-            estimate = sum(a * b for a, b in zip(w, features(text, self.costs)))
+        if len(text) >= NUMPY_FROM:
+            estimate = self._count_long(text)
         else:
-            # The hot path: features() inlined for one block. The tests check that both agree on
-            # every corpus text.
+            # The hot path: the features of one block as big-integer popcounts, inlined. The tests check
+            # that it and the long path agree with features() on every corpus text.
             if text.isascii():
                 raw = text.encode("ascii")
                 classes = raw.translate(_ONEHOT)
@@ -296,26 +311,47 @@ class MediumEstimator:
             else:
                 raw = text.encode("utf-8", "surrogatepass")
                 classes = raw.translate(_ONEHOT, _CONTINUATION)
-                scripts = raw.translate(_SCRIPT, _CONTINUATION)
-                han, wide, hangul = scripts.count(b"h"), scripts.count(b"f"), scripts.count(b"k")
-                two, three = self.costs.counts(text, raw)
-                estimate = (w[3] * han + w[4] * wide + w[5] * hangul
-                            + w[6] * (len(raw) - len(text) - 2 * (han + wide + hangul)) + w[7] * two + w[8] * three)
+                estimate = self._non_ascii(text, raw)
             x = int.from_bytes(classes, "little")
             before = x << 8
             r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
-            newlines, spaces = r & _M_NEWLINE, r & _M_SPACE
+            # The runs a neighbour folds in, dropped with an AND and an XOR (one popcount where a
+            # difference of two took two): newlines after punctuation, single spaces before a word or
+            # punctuation, and underscores between a non-space and a letter (subtracted from punct runs).
+            newlines = r & _M_NEWLINE
+            newlines ^= newlines & (x << 10)
+            spaces = r & _M_SPACE
+            spaces ^= spaces & (x >> 10)
             underscores = r & _M_UNDERSCORE & (x >> 1)
+            underscores ^= underscores & (x << 11)
             estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
                          + w[2] * (x & _M_PUNCT).bit_count()
                          + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
-                         + w[11] * (r & _M_DIGIT).bit_count()
-                         + w[12] * (newlines.bit_count() - (newlines & (x << 10)).bit_count())
-                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count()
-                                    + (underscores & (x << 11)).bit_count())
-                         + w[14] * (spaces.bit_count() - (spaces & (x >> 10)).bit_count()))
+                         + w[11] * (r & _M_DIGIT).bit_count() + w[12] * newlines.bit_count()
+                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count())
+                         + w[14] * spaces.bit_count())
         n = int(estimate + 0.5)
         return n if n or not text else 1
+
+    def _non_ascii(self, text: str, raw: bytes) -> float:
+        """The weighted non-ASCII features of ``text`` (``raw``: its UTF-8)."""
+        w = self._weights
+        assert w is not None
+        han, wide, hangul, two, three = self.costs.non_ascii(text, raw)
+        return (w[3] * han + w[4] * wide + w[5] * hangul
+                + w[6] * (len(raw) - len(text) - 2 * (han + wide + hangul)) + w[7] * two + w[8] * three)
+
+    def _count_long(self, text: str) -> float:
+        """The estimate of a long text, unrounded: one lookup per character (:mod:`aptmem.tokens.medium_lookup`)."""
+        lookup = _numpy_lookup()
+        if self._table is None:
+            assert self._weights is not None
+            self._table = lookup.weight_table(self._weights)
+        if text.isascii():  # (a translate that deletes nothing is faster)
+            return float(lookup.class_histogram(text.encode("ascii").translate(lookup.CLASS_CODES)).dot(self._table))
+        raw = text.encode("utf-8", "surrogatepass")
+        estimate = float(lookup.class_histogram(raw.translate(lookup.CLASS_CODES, _CONTINUATION)).dot(self._table))
+        return estimate + self._non_ascii(text, raw)
 
     def __repr__(self) -> str:
         return f"MediumEstimator(path={self._path!r})" if self._path else "MediumEstimator()"

@@ -1,0 +1,83 @@
+"""The medium tier of this checkout, of another commit and tiktoken, timed side by side on the token measurement's corpus.
+
+    python benchmarks/medium_against.py                     # against main's aptmem/tokens/medium.py
+    python benchmarks/medium_against.py --rev HEAD~3 --repeats 15
+
+For every text of ``token_corpus(seed, per_kind)`` (the corpus the token measurement times),
+the three counters run one after the other, ``--repeats`` times, and each keeps its best time
+for that text: on a shared machine the best of several timings is the one no other process
+interrupted, and the three are timed in the same moments. Prints per kind (and all kinds) the
+summed times and the ratios. The other commit's ``medium.py`` is read with ``git show`` and
+imported beside this checkout's package (it must use this checkout's features and constants).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
+
+
+def _module_at(rev: str, folder: Path):  # noqa: ANN202 (a module)
+    """``aptmem/tokens/medium.py`` as it is at ``rev``, imported as a module of its own."""
+    source = subprocess.run(["git", "show", f"{rev}:aptmem/tokens/medium.py"], cwd=_ROOT, capture_output=True,
+                            text=True, check=True).stdout
+    path = folder / "medium_at_rev.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("medium_at_rev", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Time the three counters per text; print the table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rev", default="main", help="the other commit (default main)")
+    p.add_argument("--repeats", type=int, default=9, help="timings per text and counter, the best kept (default 9)")
+    p.add_argument("--seed", type=int, default=1, help="corpus seed (default 1, the measurement's)")
+    p.add_argument("--per-kind", type=int, default=60, help="texts per kind (default 60, the CI run's)")
+    args = p.parse_args(argv)
+
+    from aptmem.tokens import MediumEstimator, get_estimator
+    from experiments.measurements.tokens.corpus import token_corpus
+
+    with tempfile.TemporaryDirectory() as folder:
+        other = _module_at(args.rev, Path(folder)).MediumEstimator()
+    counters = {"this": MediumEstimator(), args.rev: other, "tiktoken": get_estimator("precise", "cl100k_base")}
+    for counter in counters.values():
+        counter.count("warm up " * 300)
+    clock = time.perf_counter_ns
+    totals: dict[str, dict[str, int]] = {}
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    for sample in token_corpus(args.seed, args.per_kind):
+        best = dict.fromkeys(counters, 1 << 62)
+        for _ in range(args.repeats):
+            for name, counter in counters.items():
+                started = clock()
+                counter.count(sample.text)
+                best[name] = min(best[name], clock() - started)
+        for kind in (sample.kind, "all"):
+            for name, ns in best.items():
+                totals.setdefault(kind, dict.fromkeys(counters, 0))[name] += ns
+    print(f"\n| kind | this us | {args.rev} us | tiktoken us | {args.rev} / this | tiktoken / this | tiktoken / {args.rev} |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for kind, t in totals.items():
+        this, rev, tik = t["this"], t[args.rev], t["tiktoken"]
+        print(f"| {kind} | {this / 1e3:.0f} | {rev / 1e3:.0f} | {tik / 1e3:.0f} | {rev / this:.2f} | {tik / this:.2f} | {tik / rev:.2f} |")
+    print(f"\nload average {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
