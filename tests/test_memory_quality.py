@@ -164,6 +164,29 @@ def test_the_fieldnotes_generator_is_seeded_unambiguous_and_shares_no_phrasing_o
     assert not {k.name for k in fieldnotes._KINDS} & ({k.name for k in independent._KINDS} | {k.name for k in KINDS})
 
 
+def test_the_tracker_generator_is_seeded_unambiguous_registered_and_shares_no_phrasing_or_kind_with_the_others() -> None:
+    from experiments.measurements.memory_quality import fieldnotes, independent, tracker
+    from experiments.measurements.memory_quality.generators import GENERATORS
+    from experiments.measurements.memory_quality.kinds import KINDS
+
+    assert GENERATORS["tracker"] is tracker.build_tracker
+    shape = WorkloadShape(sessions=2, turns=8, facts=12, updates=3)
+    one, two = tracker.build_tracker(shape, 11), tracker.build_tracker(shape, 11)
+    assert [b"".join(map(encode_line, s)) for s in one.sessions] == [b"".join(map(encode_line, s)) for s in two.sessions]
+    texts = {e.id: render_entry(e) for s in one.sessions for e in s}
+    everything = "\n".join(texts.values())
+    assert one.items and {i.type for i in one.items} <= {"fact", "update", "update_before"}, "seed 11"
+    for item in one.items:
+        evidence = "\n".join(texts[e] for e in item.evidence)
+        assert all(everything.count(a) == evidence.count(a) > 0 for a in item.answers), f"seed 11 {item.id}"
+    said = {t for kind in tracker._KINDS for t in (*(x[2] for x in kind.said), *kind.update)}
+    planted = {t for kind in KINDS for w in (kind.dev, kind.heldout) for t in (*w.prose, *w.update, *w.comment, *w.log)}
+    others = {t for module in (independent, fieldnotes) for kind in module._KINDS for t in (*(x[2] for x in kind.said), *kind.update)}
+    assert not said & planted and not said & others
+    names = {k.name for k in KINDS} | {k.name for m in (independent, fieldnotes) for k in m._KINDS}
+    assert not {k.name for k in tracker._KINDS} & names
+
+
 class _EchoApi(BaseHTTPRequestHandler):
     """An OpenAI-compatible chat endpoint on 127.0.0.1 whose 'summary' is the prompt's lines that hold a digit."""
 
