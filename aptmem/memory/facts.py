@@ -241,7 +241,8 @@ def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[s
         for match in _NAME_AFTER.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
         for match in _CJK_VALUE.finditer(sentence):
-            found.append(("name", match.group(1), match.start(1), match.end(1)))
+            if not match.group(1)[0].isdigit():  # "错误率是8%" binds a measurement, not a name
+                found.append(("name", match.group(1), match.start(1), match.end(1)))
         for match in _NAME_BY.finditer(sentence):
             group = 1 if match.group(1) else 2
             found.append(("name", match.group(group), match.start(group), match.end(group)))
