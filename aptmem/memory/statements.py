@@ -54,7 +54,8 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
 _MAX_JSON_STATEMENTS = 64
 _WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
 _SPACE = re.compile(r"\s+")
-_LOCATED = re.compile(r"^\S+:\d+:")
+#: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
+_LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
 _SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$""")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
