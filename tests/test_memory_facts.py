@@ -177,3 +177,55 @@ def test_a_place_in_a_file_is_no_fact() -> None:
     # a traceback frame's line number moves with every edit: the file may be worth keeping, its line is not
     found = _values('  File "pkg/core/state_tokens.py", line 1914, in load_record')
     assert "1914" not in found and "pkg/core/state_tokens.py" in found
+
+
+@pytest.mark.parametrize(("text", "value", "shape"), [
+    ("FROM python:3.12-slim AS build", "python:3.12-slim", "image"),
+    ("    schedule: \"15 3 * * 1\"", "15 3 * * 1", "cron"),
+    ("For billing the writer endpoint is pg-billing-4.db2.internal; replicas are read-only.", "pg-billing-4.db2.internal", "ident"),
+    ("Consumers of orders must read orders.events.v4 from today.", "orders.events.v4", "ident"),
+    ("We pin the search clients to API v2beta3 until the window ends.", "v2beta3", "version"),
+    ("Throttle search at 4500 requests per minute per tenant.", "4500", "number"),  # bound by "at": a setting
+    ("Alice Moreau is the DRI for the billing cutover.", "Alice Moreau", "name"),
+])
+def test_values_of_common_shapes_are_found(text: str, value: str, shape: str) -> None:
+    found = {(f.value, f.shape) for s in statements(text) for f in facts_of(s, by_user=False)}
+    assert (value, shape) in found, found
+
+
+def test_a_measured_quantity_and_a_bare_decimal_are_no_setting() -> None:
+    assert "4500" not in _values("The batch took 4500 seconds on the runners.")
+    assert not any(f.shape == "version" for s in statements("p95 was 94.0 after it") for f in facts_of(s, by_user=False))
+    assert "8%" not in _values("willow-search的错误率在过去一小时里是8%。")
+
+
+@pytest.mark.parametrize(("text", "new", "old"), [
+    ("search memory limit: 2000 → 2500", "2500", "2000"),
+    ("Clients of search move to API v4beta1; v3beta2 is deprecated.", "v4beta1", "v3beta2"),
+    ("Raise the search limit to 7500 per minute (was 4500).", "7500", "4500"),
+])
+def test_an_arrow_or_a_deprecation_marks_the_old_value(text: str, new: str, old: str) -> None:
+    facts = [f for s in statements(text) for f in facts_of(s, by_user=True)]
+    assert [(f.value, f.replaces, f.update) for f in facts] == [(new, old, True)]
+
+
+def test_a_logfmt_pair_that_names_the_service_is_its_subject_not_a_value() -> None:
+    line = "ts=2024-06-03T08:14:55Z level=info service=orders topic=orders.events.v4 acks=all"
+    facts = [f for s in statements(line) for f in facts_of(s, by_user=False)]
+    assert "orders" not in {f.value for f in facts}
+    assert any(f.value == "orders.events.v4" and "orders" in f.subject for f in facts)
+
+
+def test_a_csv_row_under_its_header_says_each_cell_of_its_first() -> None:
+    text = "service,signal,count,p95_ms\nmeadow,hot key,237,94.0\ncluster,primary,port,replicas\nbeacon,pg-beacon-7.db3.internal,5432,2"
+    said = [s.text for s in statements(text)]
+    assert "beacon primary: pg-beacon-7.db3.internal" in said and "beacon port: 5432" in said
+    assert "meadow count: 237" in said and not any(t.startswith("cluster") for t in said)
+
+
+def test_a_row_of_a_long_listing_ranks_below_one_of_a_short_one() -> None:
+    def salience(rows: int) -> float:
+        lines = [f"{i:012x}abc nginx:{i % 20 + 1}.{i % 9}-slim \"/entrypoint.sh\" Up 3 hours web_{i}" for i in range(rows)]
+        facts = list(facts_of_entry(ToolResult(ts=1, id="r", call_id="c", name="bash", content="\n".join(lines)), max_facts=1000))
+        return max(f.salience for f in facts if f.shape == "image")
+    assert salience(100) < salience(6) < salience(3)

@@ -144,24 +144,36 @@ def test_the_independent_generator_is_seeded_unambiguous_and_shares_no_phrasing_
     assert not planted & mine
 
 
-def test_the_fieldnotes_generator_is_seeded_unambiguous_and_shares_no_phrasing_or_kind_with_the_others() -> None:
-    from experiments.measurements.memory_quality import fieldnotes, independent
+def _phrasings(module: object) -> set[str]:
+    """Every statement and update template of a generator written apart (its ``_KINDS``)."""
+    return {t for kind in module._KINDS for t in (*(x[2] for x in kind.said), *kind.update)}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("name", "seed"), [("fieldnotes", 7), ("tracker", 11)])
+def test_a_held_out_generator_is_seeded_unambiguous_registered_and_shares_no_phrasing_or_kind_with_the_others(
+        name: str, seed: int) -> None:
+    import importlib
+
+    from experiments.measurements.memory_quality.generators import GENERATORS
     from experiments.measurements.memory_quality.kinds import KINDS
 
+    module = importlib.import_module(f"experiments.measurements.memory_quality.{name}")
+    others = [importlib.import_module(f"experiments.measurements.memory_quality.{m}")
+              for m in ("independent", "fieldnotes", "tracker") if m != name]
+    build = GENERATORS[name]
     shape = WorkloadShape(sessions=2, turns=8, facts=12, updates=3)
-    one, two = fieldnotes.build_fieldnotes(shape, 7), fieldnotes.build_fieldnotes(shape, 7)
+    one, two = build(shape, seed), build(shape, seed)
     assert [b"".join(map(encode_line, s)) for s in one.sessions] == [b"".join(map(encode_line, s)) for s in two.sessions]
     texts = {e.id: render_entry(e) for s in one.sessions for e in s}
     everything = "\n".join(texts.values())
-    assert one.items and {i.type for i in one.items} <= {"fact", "update", "update_before"}, "seed 7"
+    assert one.items and {i.type for i in one.items} <= {"fact", "update", "update_before"}, f"seed {seed}"
     for item in one.items:
         evidence = "\n".join(texts[e] for e in item.evidence)
-        assert all(everything.count(a) == evidence.count(a) > 0 for a in item.answers), f"seed 7 {item.id}"
-    said = {t for kind in fieldnotes._KINDS for t in (*(x[2] for x in kind.said), *kind.update)}
+        assert all(everything.count(a) == evidence.count(a) > 0 for a in item.answers), f"seed {seed} {item.id}"
     planted = {t for kind in KINDS for w in (kind.dev, kind.heldout) for t in (*w.prose, *w.update, *w.comment, *w.log)}
-    other = {t for kind in independent._KINDS for t in (*(x[2] for x in kind.said), *kind.update)}
-    assert not said & planted and not said & other
-    assert not {k.name for k in fieldnotes._KINDS} & ({k.name for k in independent._KINDS} | {k.name for k in KINDS})
+    assert not _phrasings(module) & planted and not any(_phrasings(module) & _phrasings(m) for m in others)
+    names = {k.name for k in KINDS} | {k.name for m in others for k in m._KINDS}
+    assert not {k.name for k in module._KINDS} & names
 
 
 class _EchoApi(BaseHTTPRequestHandler):

@@ -42,6 +42,9 @@ __all__ = ["SalientSummarizer"]
 _SECTION_SCORE = {"Open to-dos": 4.2, "Decisions": 3.2, "Errors": 2.2, "Files": 1.0}
 #: The newest user requests score this much, falling by ``_REQUEST_DECAY`` per older request.
 _REQUEST_SCORE, _REQUEST_DECAY = 3.8, 0.35
+#: The least score a fact needs to take the newest facts' share: a row of a long listing (scored below it by
+#: the bulk penalty) is no fact "just said", and once in a summary it would come back at its full score.
+_MIN_RECENT_SCORE = 1.0
 #: A value said in n distinct sentences loses this much salience per doubling of n.
 _REPEAT_PENALTY = 0.75
 
@@ -237,7 +240,7 @@ def _fit(items: list[_Item], budget: int, count: Callable[[str], int], n_entries
 
     # What this compaction takes out of the context gets a share first: a fact just said is kept
     # at least once; the rest goes by score, old and new alike.
-    take([it for it in items if it.order >= 0 and it.section == "Facts"], int(budget * recent_share))
+    take([it for it in items if it.order >= 0 and it.section == "Facts" and it.score >= _MIN_RECENT_SCORE], int(budget * recent_share))
     take(items, budget)
     text = render_summary(header, [(it.section, it.text, it.order) for it in chosen])
     while chosen and count(text) > budget:  # the per-line costs are an estimate: make sure it fits

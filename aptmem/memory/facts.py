@@ -20,6 +20,7 @@ Each fact carries what a keeper needs to rank and to update it:
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -42,11 +43,21 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
     ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b", re.ASCII), 2.5),
     ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
+    # A container image reference (python:3.12-slim, ghcr.io/acme/api:2.4.1): a name, a colon, a tag with a digit.
+    ("image", re.compile(r"(?<![\w.:/-])[a-z][a-z0-9.-]*(?:/[a-z0-9._-]+)*:(?=[\w.-]*\d)[A-Za-z0-9][\w.-]*(?<![.-])(?![\w:/])", re.ASCII), 3.0),
+    # A cron schedule: five fields of digits, stars, steps and ranges, one of them a star.
+    ("cron", re.compile(r"(?<![\w*/,-])(?=[^\n]*\*)(?:[\d*][\d*/,-]*\s){4}[\d*][\d*/,-]*(?![\w*/,-])", re.ASCII), 3.0),
     ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
-    ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b", re.ASCII), 2.0),
+    # A version has a v, three parts or a suffix (v2.1, 1.4.2, 16.6-jammy, v3beta2): a bare "94.0" is a number.
+    ("version", re.compile(r"\bv\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b|\b\d+\.\d+(?:\.\d+){1,2}(?:-[\w.]+)?\b"
+                           r"|\b\d+\.\d+-[\w.]+\b|\bv\d+(?:alpha|beta|rc|preview)\d*\b", re.ASCII), 2.0),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
+    # A name made of parts, one with a digit (pg-ledger-7.db8.internal, orders.events.v3, app-artifacts-5f1c09):
+    # a host, topic, bucket or queue. After the other shapes, so a URL, path, version or key keeps its own.
+    ("ident", re.compile(r"(?<![\w./:@#-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z]{2})[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*"
+                         r"(?:[.-][A-Za-z0-9]+)(?![\w/@]|[.-]\w)", re.ASCII), 2.5),
     ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
     # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
     # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
@@ -66,16 +77,23 @@ _UNIT = re.compile(
 #: ("line 1914" of a traceback or a compiler message: it moves with every edit).
 _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct|percent|ratio|count|total|size|errors|"
                        r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
+#: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
+#: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
+_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|limit|limited|cap|capped|throttle[sd]?)|[=:：]|--[a-z][\w-]*)\s*$", re.IGNORECASE)
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
 #: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
 _NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|approved|assigned to|owner(?:ship)? (?:is|goes to)) (?:by )?"
                       r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
-                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批)")
+                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)")
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old)\s*$|(?:从|原来是|原为|不是|以前是|而非)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old|used to be|off|out|swap|retire|drop)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
+#: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
+_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone)\b|\bwas replaced\b)", re.IGNORECASE)
+#: A logfmt or query pair whose key names what the line is about (service=umber): a subject, not a value.
+_NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host)=([\w.-]+)", re.ASCII)
 _PREFERENCE = re.compile(
     r"\b(?:i|we) (?:prefer|like to|want|always|never)\b|\bplease (?:always|never|use|don't|do not|avoid|keep)\b"
     r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
@@ -113,8 +131,10 @@ _STOP = frozenset(
     "listen listens which what where when who whom why how value".split()
 )
 _LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
-#: What a fact loses when its output states three or more of its kind in the same words.
+#: What a fact loses when its output states three or more of its kind in the same words, and more per doubling
+#: past three: a row of a 100-line listing (``docker ps``, a metrics CSV) says less than one of three.
 _BULK_PENALTY = 1.5
+_BULK_PER_DOUBLING = 1.0
 #: Paths that hold nothing for long: scratch files are no facts to keep.
 _TRANSIENT = re.compile(r"/(?:tmp|var/tmp|dev/shm|private/tmp)/")
 #: A statement that adds one more of something: another ticket is no update of the first.
@@ -122,8 +142,9 @@ _ADDITIVE = re.compile(r"\b(?:also|as well|another|too|additionally|one more|in 
                        re.IGNORECASE)
 #: A statement that says a value changed: it supersedes the older statement it is most like.
 _UPDATE = re.compile(
-    r"\b(?:now|moved|changed|switched|bumped|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
-    r"instead|updated|new|rebased|retired|renamed|from \S+ to)\b|改为|改成|现在|换成|更新为|迁移|不再",
+    r"\b(?:now|moved|move[sd]? (?:to|off|from)|changed|switched|bumped?|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
+    r"instead|updated|new|rebased|retired|renamed|from \S+ to|raised?|lowered?|swap(?:ped)?|failed over|deprecated|"
+    r"reassigned|handed over|going forward|is out|used to be)\b|改为|改成|现在|换成|更新为|迁移|不再|切换|升到|降到",
     re.IGNORECASE)
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
@@ -135,7 +156,8 @@ _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
 _NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
-                        r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call))\b")
+                        r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call|DRI|approver|reviewer|assignee|"
+                        r"sponsor|decider|responsible person|tech lead))\b")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
 _SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
 #: Literals that say no more than on or off.
@@ -210,7 +232,8 @@ def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[s
             end = start + len(value)
             if any(start < b and a < end for a, b in taken) or not value:
                 continue
-            if shape == "number" and (_UNIT.match(sentence, end) or len(value) < 4 or _UNIT_KEY.search(sentence, 0, start)):
+            if shape == "number" and (len(value) < 4 or _UNIT_KEY.search(sentence, 0, start)
+                                      or (_UNIT.match(sentence, end) and not _SETS.search(sentence, 0, start))):
                 shape = "quantity"  # a count or a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
             taken.append((start, end))
             found.append((shape, value, start, end))
@@ -218,7 +241,8 @@ def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[s
         for match in _NAME_AFTER.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
         for match in _CJK_VALUE.finditer(sentence):
-            found.append(("name", match.group(1), match.start(1), match.end(1)))
+            if not match.group(1)[0].isdigit():  # "错误率是8%" binds a measurement, not a name
+                found.append(("name", match.group(1), match.start(1), match.end(1)))
         for match in _NAME_BY.finditer(sentence):
             group = 1 if match.group(1) else 2
             found.append(("name", match.group(group), match.start(group), match.end(group)))
@@ -260,7 +284,11 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
     if len(sentence) < 8 or not _MAYBE.search(sentence):
         return ()
     values = _values(sentence, _SETTING_VALUE.search(sentence) if setting else None)
+    named = {m.group(1) for m in _NAMING_PAIR.finditer(sentence)}
+    values = [v for v in values if v[1] not in named]
     subject = _subject(sentence, {v.lower() for _, v, _, _ in values})
+    if named:
+        subject = tuple(sorted({*subject, *(n.lower() for n in named)}))
     if about and about.lower() not in subject and not any(about.lower() in v.lower() for _, v, _, _ in values):
         subject = tuple(sorted({*subject, about.lower()}))
     text = _clip(sentence, max_chars)
@@ -280,7 +308,8 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
     measured = any(shape == "quantity" for shape, _, _, _ in values)
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
     # statement names a new value of its family beside it: "loaded settings from /srv/x.toml" names one value, and it is current.
-    marked = [(start, value, shape) for shape, value, start, _ in values if shape != "quantity" and _OLD_MARK.search(sentence[:start])]
+    marked = [(start, value, shape) for shape, value, start, end in values
+              if shape != "quantity" and (_OLD_MARK.search(sentence[:start]) or _OLD_AFTER.match(sentence, end))]
     current = {family(shape) for shape, value, start, _ in values
                if shape != "quantity" and (start, value, shape) not in marked}
     old = [(start, value, shape) for start, value, shape in marked if family(shape) in current]
@@ -329,7 +358,8 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
         values.setdefault(fact.text, []).append(fact.value)
     signatures = [_signature(f, values[f.text]) for f in found]
     shapes = Counter(signatures)
-    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY) if shapes[sig] >= 3 else f
+    found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY - _BULK_PER_DOUBLING * math.log2(shapes[sig] / 3))
+             if shapes[sig] >= 3 else f
              for f, sig in zip(found, signatures, strict=True)]
     if len(found) > max_facts:
         keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]

@@ -13,6 +13,8 @@ plain words, whatever the carrier:
 * a Markdown table row is one statement per cell after the first, about the first cell, named
   by its column when the table has a header row (``| orchid | Priya |`` under ``| service | owner |``
   says "orchid owner: Priya");
+* a CSV row under a CSV header line (comma-separated names, no digits-only cell, as many cells) is
+  one statement per cell after the first, about the first, named by its column, like a table row;
 * a ``git log`` entry (``commit <hash>`` and its indented message) is one statement that binds
   the hash to what the commit did;
 * JSON (a whole tool output, or a line of it) is walked: a prose string is cut into sentences
@@ -52,12 +54,15 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
 _MAX_JSON_STATEMENTS = 64
 _WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
 _SPACE = re.compile(r"\s+")
-_LOCATED = re.compile(r"^\S+:\d+:")
+#: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
+_LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
 _SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$""")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A Markdown table row, and the rule under its header row.
 _TABLE_ROW = re.compile(r"^\|.*\|$")
+#: A CSV header: three or more comma-separated column names (no spaces, quotes or digits-only cells).
+_CSV_HEADER = re.compile(r"^[A-Za-z_][\w.-]*(?:,[A-Za-z_][\w.-]*){2,}$")
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
 #: The first line of a `git log` entry, an INI/TOML section, a YAML key that opens a block.
 _COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})\b")
@@ -115,10 +120,20 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     parents: list[tuple[int, str]] = []  # (indent, key) of the enclosing "[section]" or "key:" lines
     header: list[str] = []  # the header cells of the Markdown table being read
     commit = ""  # the hash of a `git log` entry whose message is still to come
+    columns: list[str] = []  # the header of the CSV block being read
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             continue
+        if _CSV_HEADER.match(stripped):  # a header, also one that starts another block
+            columns = stripped.split(",")
+            continue
+        if columns:
+            cells = stripped.split(",")
+            if len(cells) == len(columns) and '"' not in stripped:
+                yield from _row_statements([c.strip() for c in cells], columns)
+                continue
+            columns = []
         value = _json_value(stripped) if stripped[0] in "{[" else _NOT_JSON
         if value is not _NOT_JSON:
             yield from _json_statements(value)

@@ -3,7 +3,9 @@
 ``planted`` (:mod:`.workload`) is the workload the strategies were developed on (with its dev and
 held-out phrasings); ``independent`` (:mod:`.independent`) writes sessions apart from that tuning,
 for a check on data written differently; ``fieldnotes`` (:mod:`.fieldnotes`), a third style with
-other kinds, written before the fact finder was widened and never tuned on. Each builds one
+other kinds, written before the fact finder was widened and never tuned on; ``tracker``
+(:mod:`.tracker`), a fourth (an issue tracker and a chat-ops channel), written before the fact
+finder was made general in phase 4 and never tuned on. Each builds one
 seed's sessions and items.
 """
 
@@ -13,9 +15,10 @@ from collections.abc import Callable
 
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
 from experiments.measurements.memory_quality.independent import build_independent
+from experiments.measurements.memory_quality.tracker import build_tracker
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
 
 __all__ = ["GENERATORS"]
 
 GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent,
-                                                                "fieldnotes": build_fieldnotes}
+                                                                "fieldnotes": build_fieldnotes, "tracker": build_tracker}
