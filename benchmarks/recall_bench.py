@@ -40,6 +40,7 @@ from aptmem.recall.scoring import judge, summarize  # noqa: E402
 #: with the same build share one index (so "wordllama" and "hybrid" are asked of the same vectors).
 VARIANTS = {
     "fts": (("fts",), False, "fts", "chunks"),
+    "fts_plain": (("fts",), False, "fts_plain", "chunks"),
     "fts_trigram": (("fts_trigram",), False, "fts_trigram", "chunks"),
     "fts_xl": (("fts",), False, "fts_xl", "chunks"),
     "wordllama": (("hybrid",), False, "wordllama", "chunks"),
@@ -115,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--small", action="store_true", help="a quick run: a few thousand chunks, no large workload")
-    parser.add_argument("--engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
-    parser.add_argument("--large-engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid")
+    parser.add_argument("--engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
+    parser.add_argument("--large-engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid")
     parser.add_argument("--no-large", action="store_true", help="skip the large workload (130k records)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)

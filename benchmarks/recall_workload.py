@@ -1,5 +1,11 @@
 """A seeded, offline workload for the recall benchmark: many sessions with planted facts.
 
+It is not the memory-quality workload (``experiments/measurements/memory_quality/``) written a
+second time: that one replays a few sessions turn by turn through a live ``Session`` (compaction,
+hand-overs) to measure what a strategy keeps at a window; this one writes hundreds of sessions
+straight to the logs (20k-130k records in seconds) to measure retrieval and its speed at scale.
+Their texts are written apart, so each checks the engines on data the other did not shape.
+
 Facts of eight kinds (env values, branches, commit hashes, ticket ids, endpoints, version pins,
 preferences, decisions with their reasons) about generated subjects (service names), each stated
 once in one session, by the user, the assistant or a tool, as prose, a code comment, a log line or

@@ -64,3 +64,20 @@ def test_a_paraphrase_finds_the_statement_that_plain_keywords_miss(tmp_path: Pat
     # The template question is not hurt by the expansion: the statement stays first, the near miss below it.
     assert _rank(index, "What is the health check endpoint of kestrel-api?", "u-health", "fts") == 0
     index.close()
+
+
+def test_term_counts_are_taken_again_once_the_index_grew_by_an_eighth(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    index = open_index(root)
+    index.refresh()
+    engine = index._searcher("fts")
+    counts = engine._counts
+    held, _ = counts.held(index.db, ["kestrel"])
+    assert held["kestrel"] == 9  # the statement, the pin, 2 tool calls, 4 remarks, the session title
+    with JsonlStore(root) as store:
+        sid = create_session(store, root, title="more")
+        store.append_many(sid, [User(content=f"kestrel-api note {n}", ts=40) for n in range(300)])
+    index.refresh()
+    held, threshold = counts.held(index.db, ["kestrel"])
+    assert held["kestrel"] == threshold + 1  # counted again, and only up to the threshold
+    index.close()
