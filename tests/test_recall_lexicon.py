@@ -81,3 +81,14 @@ def test_term_counts_are_taken_again_once_the_index_grew_by_an_eighth(tmp_path: 
     held, threshold = counts.held(index.db, ["kestrel"])
     assert held["kestrel"] == threshold + 1  # counted again, and only up to the threshold
     index.close()
+
+
+def test_abstention_coverage_counts_a_relation_word_found_by_its_synonym() -> None:
+    from aptmem.recall.abstain import coverage
+    from aptmem.recall.lexicon import synonyms
+
+    statement = "the health check endpoint of kestrel-api is /v2/kestrel/healthz"
+    assert "endpoint" in synonyms("route") and "route" not in synonyms("route")
+    # "route" and "probe" are found through "endpoint" and "health"; "balancer" is not.
+    assert coverage("Which route does the balancer probe on kestrel-api?", statement) > coverage(
+        "Which gizmo does the balancer poke on kestrel-api?", statement)

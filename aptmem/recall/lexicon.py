@@ -25,7 +25,7 @@ import re
 
 from aptmem.recall.analyze import is_cjk
 
-__all__ = ["GROUPS", "LEXICON_VERSION", "expansions"]
+__all__ = ["GROUPS", "LEXICON_VERSION", "expansions", "synonyms"]
 
 #: Changes whenever the groups change (recorded with benchmark figures).
 LEXICON_VERSION = "1"
@@ -115,3 +115,8 @@ def expansions(question: str) -> list[tuple[str, ...]]:
                 continue
             out.setdefault(_bigrams(word) if is_cjk(word[0]) else (word,), None)
     return list(out)
+
+
+def synonyms(word: str) -> tuple[str, ...]:
+    """The other words of every group holding ``word`` (lowercase English or Chinese); () if none does."""
+    return tuple(dict.fromkeys(w for n in _INDEX.get(word, ()) for w in GROUPS[n] if w != word))
