@@ -7,7 +7,8 @@
 2. For each engine builds an index from the logs (timed: seconds per 10k records; bytes on disk)
    and asks every question (timed per query: p50/p95), k=10 with a 1,024-token packet.
 3. Scores with :mod:`aptmem.recall.scoring` and prints one table per split; ``held_out`` is what
-   to quote (facts and paraphrase wordings nothing was tuned on).
+   to quote (facts and paraphrase wordings nothing was tuned on), ``fresh`` the same facts asked
+   in a style written later and never tuned on.
 
 Writes ``questions.parquet`` (one row per engine and question), ``summary.csv`` and ``engines.csv``
 to ``reports/runs/recall-<time>/`` and prints that folder last.
@@ -39,6 +40,7 @@ from aptmem.recall.scoring import judge, summarize  # noqa: E402
 #: with the same build share one index (so "wordllama" and "hybrid" are asked of the same vectors).
 VARIANTS = {
     "fts": (("fts",), False, "fts", "chunks"),
+    "fts_plain": (("fts",), False, "fts_plain", "chunks"),
     "fts_trigram": (("fts_trigram",), False, "fts_trigram", "chunks"),
     "fts_xl": (("fts",), False, "fts_xl", "chunks"),
     "wordllama": (("hybrid",), False, "wordllama", "chunks"),
@@ -114,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--small", action="store_true", help="a quick run: a few thousand chunks, no large workload")
-    parser.add_argument("--engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
-    parser.add_argument("--large-engines", default="fts,fts_trigram,fts_xl,wordllama,hybrid")
+    parser.add_argument("--engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
+    parser.add_argument("--large-engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid")
     parser.add_argument("--no-large", action="store_true", help="skip the large workload (130k records)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
@@ -160,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         show = table.select(["variant", "size", "split", "wording", "questions", "entry_recall@1", "entry_recall@5", "entry_recall@10",
                              "session_recall@5", "entry_ndcg@10", "entry_mrr", "aggregation_evidence@10", "answerable",
                              "false_positive_rate"])
-        print(show.filter(pl.col("split") == "held_out"))
-        print(show.filter(pl.col("split") == "tune"))
+        for split in ("held_out", "fresh", "tune"):
+            print(show.filter(pl.col("split") == split))
     print(out)
     return 0
 

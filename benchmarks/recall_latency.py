@@ -3,8 +3,9 @@
     python benchmarks/recall_latency.py ROOT SESSIONS ENGINES     # e.g. /tmp/r20k 180 fts,fts_xl
 
 Writes the workload of ``recall_bench.py`` (seed 7, 100 entries a session, 400 facts) to ROOT if it
-is not there yet, indexes it with ENGINES, then asks every question three times per engine and
-prints p50/p95 per repeat with the load average, so a noisy machine shows in the figures.
+is not there yet, indexes it with ENGINES, then asks every question three times, each question of
+every engine in turn (side by side, so a load that comes and goes weighs on all of them alike), and
+prints p50/p95 per engine and repeat with the load average, and each engine's p50 over the first's.
 """
 
 from __future__ import annotations
@@ -35,16 +36,21 @@ def main(argv: list[str]) -> int:
     print(f"refresh {time.perf_counter() - start:.1f} s, {sum(index.stats().records.values())} records", flush=True)
     for engine in engines:
         index.search("warm up", engine=engine)
-        for repeat in range(3):
-            load = os.getloadavg()[0]
-            times = []
-            for question in asked:
+    for repeat in range(3):
+        load = os.getloadavg()[0]
+        times: dict[str, list[float]] = {engine: [] for engine in engines}
+        for question in asked:
+            for engine in engines:
                 t0 = time.perf_counter_ns()
                 index.search(question, k=10, engine=engine)
-                times.append((time.perf_counter_ns() - t0) / 1e6)
-            times.sort()
-            print(f"{engine} repeat {repeat} load {load:.1f} p50 {times[len(times) // 2]:.2f} ms "
-                  f"p95 {times[int(len(times) * 0.95)]:.2f} ms", flush=True)
+                times[engine].append((time.perf_counter_ns() - t0) / 1e6)
+        first = None
+        for engine in engines:
+            ordered = sorted(times[engine])
+            p50 = ordered[len(ordered) // 2]
+            first = first or p50
+            print(f"{engine} repeat {repeat} load {load:.1f} p50 {p50:.2f} ms p95 {ordered[int(len(ordered) * 0.95)]:.2f} ms "
+                  f"({p50 / first:.2f}x {engines[0]})", flush=True)
     index.close()
     index.store.close()
     return 0

@@ -1,5 +1,11 @@
 """A seeded, offline workload for the recall benchmark: many sessions with planted facts.
 
+It is not the memory-quality workload (``experiments/measurements/memory_quality/``) written a
+second time: that one replays a few sessions turn by turn through a live ``Session`` (compaction,
+hand-overs) to measure what a strategy keeps at a window; this one writes hundreds of sessions
+straight to the logs (20k-130k records in seconds) to measure retrieval and its speed at scale.
+Their texts are written apart, so each checks the engines on data the other did not shape.
+
 Facts of eight kinds (env values, branches, commit hashes, ticket ids, endpoints, version pins,
 preferences, decisions with their reasons) about generated subjects (service names), each stated
 once in one session, by the user, the assistant or a tool, as prose, a code comment, a log line or
@@ -10,7 +16,10 @@ ways: ``template`` (with the relation's words), ``paraphrase`` (without them) an
 questions ask for all tickets of a subject; absent-fact questions ask for what was never planted.
 
 Half of the facts, and half of the paraphrase wordings, are ``held_out``: they are generated
-from templates no tuning ever saw (the split is by fact and by wording template).
+from templates no tuning ever saw (the split is by fact and by wording template). The held-out
+facts are also asked in a third, ``fresh`` style (split ``fresh``, see :data:`_FRESH`), written
+after the held-out wordings had been looked at in three phases of work: the figure no tuning
+has seen.
 """
 
 from __future__ import annotations
@@ -63,6 +72,7 @@ class Fact:
     language: str = ""
     session_id: str = ""
     entry_id: str = ""
+    slots: dict[str, str] = field(default_factory=dict)  # the fields its texts were filled from
 
 
 def _subject(rng: random.Random) -> str:
@@ -111,6 +121,21 @@ _TEXTS: dict[str, dict[str, object]] = {
 }
 
 
+#: The ``fresh`` questions: a third wording per kind (en, zh), written in phase 4 before any tuning
+#: and never tuned on, in a style the other wordings do not use (terse, chatty, other relation
+#: words: "sha", "route", "connection string"). Asked only of held-out facts, in the statement's
+#: language (``paraphrase``) and in the other one (``other_language``); reported as split ``fresh``.
+_FRESH: dict[str, tuple[str, str]] = {
+    "env": ("remind me, the {s} box on {env}: what {proto} connection string is it wired to", "{s} 那个{env_zh}的 {proto} 连接串给我一下"),
+    "branch": ("quick q: {s} ships off which git branch these days?", "{s} 现在从哪个 git 分支出包？"),
+    "commit": ("need the sha that sorted out the {bug} on {s}", "{s} 里 {bug} 那次修好用的 sha 是啥"),
+    "ticket": ("{topic} on {s}, got an issue number for that?", "{s} {topic} 对应的 issue 号是多少"),
+    "endpoint": ("{s} liveness probe: what route do we hit?", "{s} 的存活探针打的是哪个路由"),
+    "pin": ("{s} is stuck on what {lib} exactly?", "{s} 用的 {lib} 具体是几点几版"),
+    "preference": ("anything to keep in mind about how the user wants {s} handled?", "做 {s} 的时候用户有什么习惯要注意"),
+    "decision": ("remind me what we went with for {s} and the reasoning behind it", "{s} 当初选型的结论和理由是什么"),
+}
+
 def _slots(rng: random.Random, kind: str, subject: str) -> dict[str, str]:
     """The fields of one fact of ``kind`` about ``subject``: ``v`` is its answer."""
     env, env_zh = rng.choice(_ENVS)
@@ -152,7 +177,7 @@ def _fact(rng: random.Random, kind: str, subject: str, index: int, held: int) ->
     value, value_zh = slots["v"], slots.get("v_zh", "")
     template, para = fill(texts["ask"]), [fill(p) for p in texts["para"]]  # type: ignore[attr-defined]
     return Fact(fact_id=f"f{index}", kind=kind, subject=subject, answer=value, statement_en=en, statement_zh=zh,
-                answer_zh=value_zh,
+                answer_zh=value_zh, slots=slots,
                 questions={"template": template, "paraphrase": para[held]}, split="held_out" if held else "tune")
 
 
@@ -287,6 +312,7 @@ def _questions(rng: random.Random, facts: list[Fact], subjects: list[str]) -> li
             out.append(Question(qid=f"{fact.fact_id}-{wording}", fact_id=fact.fact_id, kind=fact.kind, wording=wording,
                                 language=language, carrier=fact.carrier, split=fact.split, text=text, answer=fact.answer,
                                 evidence=evidence))
+    out.extend(_fresh_questions(facts))
     tickets: dict[str, list[Fact]] = {}
     for fact in facts:
         if fact.kind == "ticket":
@@ -313,6 +339,22 @@ def _questions(rng: random.Random, facts: list[Fact], subjects: list[str]) -> li
         for wording, language, text in (("template", "en", en.format(s=subject)), ("other_language", "zh", zh.format(s=subject))):
             out.append(Question(qid=f"absent-{subject}-{wording}", fact_id=f"absent-{subject}", kind="absent", wording=wording,
                                 language=language, carrier="none", split="held_out" if n % 2 else "tune", text=text))
+    return out
+
+
+def _fresh_questions(facts: list[Fact]) -> list[Question]:
+    """The :data:`_FRESH` wording of every held-out fact, in its language and in the other (no randomness:
+    adding them leaves every other question of a seed as it was)."""
+    out: list[Question] = []
+    for fact in facts:
+        if fact.split != "held_out":
+            continue
+        en, zh = (t.format(**fact.slots) for t in _FRESH[fact.kind])
+        same, other = (en, zh) if fact.language == "en" else (zh, en)
+        for wording, language, text in (("paraphrase", fact.language, same), ("other_language", "zh" if fact.language == "en" else "en", other)):
+            out.append(Question(qid=f"{fact.fact_id}-fresh-{wording}", fact_id=fact.fact_id, kind=fact.kind, wording=wording,
+                                language=language, carrier=fact.carrier, split="fresh", text=text, answer=fact.answer,
+                                evidence=((fact.session_id, fact.entry_id),)))
     return out
 
 

@@ -129,7 +129,8 @@ class RecallMemory:
         """Whether ``hit`` holds something the context does not: another session's, or a compacted entry's."""
         if hit.session_id != session_id:
             return True
-        return hit.level == "l3" and until is not None and hit.ts is not None and hit.ts <= until
+        # A ts of 0 is "no time" (remember() skips such entries too): it cannot be known to be compacted.
+        return hit.level == "l3" and until is not None and bool(hit.ts) and hit.ts <= until
 
     # -- the seam ------------------------------------------------------------------------------
 

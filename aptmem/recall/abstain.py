@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from aptmem.recall.analyze import query_tokens
+from aptmem.recall.analyze import is_cjk, query_tokens
+from aptmem.recall.lexicon import synonyms
 from aptmem.recall.records import Hit
 
 __all__ = ["DEPTH", "abstain", "best_coverage", "coverage"]
@@ -30,14 +31,24 @@ DEPTH = 3
 
 
 def coverage(question: str, text: str) -> float:
-    """The length-weighted share of ``question``'s search terms found in ``text`` (0 when it has none)."""
+    """The length-weighted share of ``question``'s search terms found in ``text`` (0 when it has none).
+
+    A relation word also counts as found when a word of its lexicon group is
+    (:func:`aptmem.recall.lexicon.synonyms`): "route" is answered by "endpoint", as the search
+    itself treats them.
+    """
     terms = [t for t in query_tokens(question) if len(t) >= 2]
     if not terms:
         return 0.0
     low = text.lower()
     joined = _SEPARATORS.sub("", low)  # a compound's joined term ("irisworker") matches its written form
     total = sum(len(t) for t in terms)
-    return sum(len(t) for t in terms if t in low or t in joined) / total
+
+    def found(term: str) -> bool:
+        # A 2-letter Latin synonym ("db") as a substring would be found almost anywhere.
+        return term in low or term in joined or any(s in low for s in synonyms(term) if len(s) >= 3 or is_cjk(s[0]))
+
+    return sum(len(t) for t in terms if found(t)) / total
 
 
 def best_coverage(question: str, hits: Sequence[Hit]) -> float:

@@ -33,7 +33,7 @@ class Question(msgspec.Struct, kw_only=True, frozen=True):
     wording: str  # template | paraphrase | other_language
     language: str  # the question's language: en | zh
     carrier: str  # how the fact was written: prose, code_comment, log_line, json, ...
-    split: str  # tune | held_out
+    split: str  # tune | held_out | fresh (benchmarks/recall_workload.py)
     text: str
     answer: str = ""
     evidence: tuple[tuple[str, str], ...] = ()  # (session_id, entry_id)

@@ -5,7 +5,9 @@ built by one registry: :data:`ENGINES` maps a name to a factory.
 name               what                                                  needs
 =================  ====================================================  =========================
 ``fts``            SQLite FTS5, our analysis (words, identifiers, CJK    nothing (the default)
-                   bigrams), BM25
+                   bigrams), relation words expanded by a shipped
+                   bilingual lexicon, BM25
+``fts_plain``      ``fts``'s table, no lexicon expansion                 nothing
 ``fts_trigram``    SQLite FTS5 ``trigram`` tokenizer, BM25               nothing
 ``wordllama``      WordLlama 256-d embeddings, exact cosine              extra ``recall-embed``
 ``use``            USE multilingual v3 512-d embeddings, exact cosine    extra ``recall-multilingual``
@@ -24,7 +26,7 @@ from aptmem.errors import UnknownRecallEngine
 from aptmem.recall.engines.base import Engine, Filter, InstallSize, install_size
 from aptmem.recall.engines.crosslingual import CrossLingualEngine
 from aptmem.recall.engines.embed import UseEmbedder, WordLlamaEmbedder, embedding_engine
-from aptmem.recall.engines.fts import fts_bigram, fts_trigram
+from aptmem.recall.engines.fts import fts_bigram, fts_plain, fts_trigram
 from aptmem.recall.engines.hybrid import HybridEngine
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "Resolve", "Engine", "Filter", "InstallSize", "get_engine", "install_size"]
@@ -37,6 +39,7 @@ Resolve = Callable[[str], Engine]
 
 ENGINES: dict[str, Callable[[Resolve], Engine]] = {
     "fts": lambda resolve: fts_bigram(),
+    "fts_plain": lambda resolve: fts_plain(),
     "fts_trigram": lambda resolve: fts_trigram(),
     "fts_xl": lambda resolve: CrossLingualEngine("fts_xl", resolve("fts")),
     "wordllama": lambda resolve: embedding_engine(WordLlamaEmbedder),
