@@ -3,7 +3,8 @@
 ``planted`` (:mod:`.workload`) is the workload the strategies were developed on (with its dev and
 held-out phrasings); ``independent`` (:mod:`.independent`) writes sessions apart from that tuning,
 for a check on data written differently; ``fieldnotes`` (:mod:`.fieldnotes`), a third style with
-other kinds, written before the fact finder was widened and never tuned on; ``tracker``
+other kinds, written before the fact finder was widened, held out in phase 3 and tuned on in
+phase 4; ``tracker``
 (:mod:`.tracker`), a fourth (an issue tracker and a chat-ops channel), written before the fact
 finder was made general in phase 4 and never tuned on. Each builds one
 seed's sessions and items.
