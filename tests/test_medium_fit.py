@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from aptmem.tokens import MediumEstimator, get_estimator
-from aptmem.tokens.calibration.corpus import KINDS, broad_corpus, corpus_digest, held_out_file
+from aptmem.tokens.calibration.corpus import KINDS, Sample, broad_corpus, corpus_digest, held_out_file
 from aptmem.tokens.calibration.medium_fit import (constants_from_fit, feature_matrix, fit_weights, held_out_files,
                                                   kind_errors, leave_one_kind_out, nnls)
 from aptmem.tokens.calibration.sources import Sources
@@ -57,8 +57,14 @@ def test_nnls_on_known_answers() -> None:
 
 
 def test_fit_weights_recovers_a_linear_tokenizer() -> None:
-    samples = broad_corpus(SEED, 6, sources=SOURCES)
+    # The sample reads the repository's own files, so an edit elsewhere can leave a feature out of
+    # it (no accented letter at all: a zero column, whose weight no fit can recover). A few fixed
+    # texts make every feature occur whatever the files say.
+    fixed = ["Café naïve — résumé in 5 µs, ±2 °C ≥ 3", "数据库迁移方案 カタカナ、全角ＡＢ 한국어 텍스트", "x_y = fooBar(1234567)\n\n\tend"]
+    samples = [*broad_corpus(SEED, 6, sources=SOURCES),
+               *(Sample(kind="fixed", index=i, source="test", text=t) for i, t in enumerate(fixed))]
     x = feature_matrix(samples, COSTS)
+    assert (x != 0).any(axis=0).all(), [f for f, seen in zip(FEATURES, (x != 0).any(axis=0)) if not seen]
     truth = np.linspace(0.1, 1.2, len(FEATURES))
     weights = fit_weights(x, x @ truth)
     assert np.allclose(weights, truth, rtol=1e-6, atol=1e-6)
