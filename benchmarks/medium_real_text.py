@@ -34,7 +34,7 @@ def session_texts(folder: Path) -> list[tuple[str, str, str]]:
     """(kind, session file, text) for every message, tool call and tool output of every session in ``folder``."""
     import msgspec
 
-    from aptmem.entries import Assistant, Metadata, ToolCall, ToolResult, User
+    from aptmem.entries import Assistant, ToolCall, ToolResult, User
     from aptmem.importers import detect_format, iter_entries
 
     out: list[tuple[str, str, str]] = []
@@ -60,8 +60,6 @@ def session_texts(folder: Path) -> list[tuple[str, str, str]]:
                 out.append((kind, path.name, text))
             elif isinstance(entry, (User, Assistant)):
                 out.append(("prose", path.name, entry.content))
-            elif isinstance(entry, Metadata):
-                continue
     return [t for t in out if t[2].strip()]
 
 

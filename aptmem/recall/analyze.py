@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
+__all__ = ["cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
 
 #: Changes whenever indexing would produce other tokens for the same text: an index built with
 #: another version is rebuilt when opened (its terms would no longer match the questions').
@@ -60,7 +60,8 @@ def is_cjk(ch: str) -> bool:
     return bool(_CJK_RUN.match(ch))
 
 
-def _bigrams(run: str) -> list[str]:
+def cjk_bigrams(run: str) -> list[str]:
+    """The overlapping bigrams of a CJK run, as the index holds them (a single character stays a unigram)."""
     if len(run) == 1:
         return [run]
     return [run[i : i + 2] for i in range(len(run) - 1)]
@@ -79,7 +80,7 @@ def _tokens(text: str) -> list[str]:
     for match in _PIECE.finditer(text):
         piece = match.group()
         if _CJK_RUN.match(piece):
-            out.extend(_bigrams(piece))
+            out.extend(cjk_bigrams(piece))
         else:
             out.extend(_word_tokens(piece))
     for match in _COMPOUND.finditer(text):
@@ -94,7 +95,7 @@ _SEPARATORS = str.maketrans("", "", "._/:@-")
 
 
 def _bigram_run(match: re.Match[str]) -> str:
-    return " " + " ".join(_bigrams(match.group())) + " "
+    return " " + " ".join(cjk_bigrams(match.group())) + " "
 
 
 def index_tokens(text: str) -> str:

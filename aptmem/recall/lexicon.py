@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from aptmem.recall.analyze import is_cjk
+from aptmem.recall.analyze import cjk_bigrams, is_cjk
 
 __all__ = ["GROUPS", "LEXICON_VERSION", "expansions", "synonyms"]
 
@@ -87,15 +87,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 _LATIN = re.compile(r"[a-z0-9]+")
-_INDEX: dict[str, list[int]] = {}
-for _n, _group in enumerate(GROUPS):
-    for _word in _group:
-        _INDEX.setdefault(_word, []).append(_n)
+
+
+def _word_groups() -> dict[str, list[int]]:
+    """Word -> the numbers of the groups holding it."""
+    index: dict[str, list[int]] = {}
+    for n, group in enumerate(GROUPS):
+        for word in group:
+            index.setdefault(word, []).append(n)
+    return index
+
+
+_INDEX = _word_groups()
 _CJK_WORDS = sorted((w for w in _INDEX if is_cjk(w[0])), key=len, reverse=True)
-
-
-def _bigrams(word: str) -> tuple[str, ...]:
-    return (word,) if len(word) == 1 else tuple(word[i : i + 2] for i in range(len(word) - 1))
 
 
 def expansions(question: str) -> list[tuple[str, ...]]:
@@ -115,7 +119,7 @@ def expansions(question: str) -> list[tuple[str, ...]]:
         for word in GROUPS[n]:
             if word in asked or word in latin:
                 continue
-            out.setdefault(_bigrams(word) if is_cjk(word[0]) else (word,), None)
+            out.setdefault(tuple(cjk_bigrams(word)) if is_cjk(word[0]) else (word,), None)
     return list(out)
 
 

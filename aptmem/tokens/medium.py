@@ -238,10 +238,15 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     lookup = _numpy_lookup()
     out = lookup.code_features(raw.translate(lookup.CLASS_CODES, _CONTINUATION))
     if not text.isascii():
-        han, wide, hangul, two, three = (costs or _default_costs()).non_ascii(text, raw)
-        # A Han, CJK or Hangul character is 3 UTF-8 bytes; what is left of the extra bytes belongs to the others.
-        out[3:9] = han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul), two, three
+        out[3:9] = _non_ascii_features(costs or _default_costs(), text, raw)
     return tuple(out)
+
+
+def _non_ascii_features(costs: CharCosts, text: str, raw: bytes) -> tuple[int, int, int, int, int, int]:
+    """The six non-ASCII features of ``text`` (``raw``: its UTF-8), in :data:`FEATURES` order."""
+    han, wide, hangul, two, three = costs.non_ascii(text, raw)
+    # A Han, CJK or Hangul character is 3 UTF-8 bytes; what is left of the extra bytes belongs to the others.
+    return han, wide, hangul, len(raw) - len(text) - 2 * (han + wide + hangul), two, three
 
 
 class MediumEstimator:
@@ -302,7 +307,7 @@ class MediumEstimator:
         if len(text) >= NUMPY_FROM:
             estimate = self._count_long(text)
         else:
-            # The hot path: the features of one block as big-integer popcounts, inlined. The tests check
+            # The hot path: the features as big-integer popcounts, inlined. The tests check
             # that it and the long path agree with features() on every corpus text.
             if text.isascii():
                 raw = text.encode("ascii")
@@ -337,9 +342,8 @@ class MediumEstimator:
         """The weighted non-ASCII features of ``text`` (``raw``: its UTF-8)."""
         w = self._weights
         assert w is not None
-        han, wide, hangul, two, three = self.costs.non_ascii(text, raw)
-        return (w[3] * han + w[4] * wide + w[5] * hangul
-                + w[6] * (len(raw) - len(text) - 2 * (han + wide + hangul)) + w[7] * two + w[8] * three)
+        han, wide, hangul, other, two, three = _non_ascii_features(self.costs, text, raw)
+        return w[3] * han + w[4] * wide + w[5] * hangul + w[6] * other + w[7] * two + w[8] * three
 
     def _count_long(self, text: str) -> float:
         """The estimate of a long text, unrounded: one lookup per character (:mod:`aptmem.tokens.medium_lookup`)."""

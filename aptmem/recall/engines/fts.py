@@ -73,7 +73,7 @@ class _Counts:
 
 
 def _bigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[str]:
-    """The question's own query and, when the lexicon adds relation words, the expanded one (fused by RRF).
+    """The question's own query and, when the lexicon adds relation words, the expanded one (fused by :func:`comb_sum`).
 
     The two rankings are fused rather than the words merged into one query: in one BM25 sum the
     added words weigh as much as the asked ones; as a second ranking the expansion lifts a
@@ -206,7 +206,7 @@ class Fts5Engine:
         """BM25-ranked matches of the question's terms among the records ``where`` allows.
 
         When ``match`` gives several queries (the question as asked and expanded), each ranks its
-        top :data:`~aptmem.recall.engines.hybrid.DEPTH` and the rankings are fused by RRF.
+        top :data:`~aptmem.recall.engines.hybrid.DEPTH` and the rankings are fused by :func:`comb_sum`.
         """
         queries = self._match(db, question, self._counts)
         if len(queries) == 1:
