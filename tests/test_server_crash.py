@@ -41,10 +41,10 @@ def test_server_kills_are_cases_judged_against_the_promise(tmp_path: Path) -> No
     on = server.filter(pl.col("strategy") == "postgres_sync_on")
     # synchronous_commit=on: an acknowledged commit is in the flushed WAL, so a server kill loses none of it
     assert on["lost"].sum() == 0 and not on["violation"].any(), f"seed {seed}: {on.select('note', 'lost').rows()}"
-    # the kill comes after a seeded acknowledgement (15..45) plus up to 4 ms: a fast writer may finish first, and says so
-    assert server["acknowledged"].min() >= 15 and (server["acknowledged"] < 60).any(), f"seed {seed}: the kill lands mid-run"
-    finished = server.filter(pl.col("acknowledged") == 60)
-    assert finished["note"].str.contains("it finished first").all(), f"seed {seed}"
+    # the kill comes within 4 ms of the append after a seeded acknowledgement (15..45); the writer waits for the
+    # parent's step after each acknowledgement, so however loaded the machine it cannot finish first
+    assert server["acknowledged"].min() >= 15 and (server["acknowledged"] < 60).all(), f"seed {seed}: the kill lands mid-run"
+    assert server["note"].str.contains("it saw").all(), f"seed {seed}: every writer lost its server: {server['note'].to_list()}"
     assert not server["violation"].any(), f"seed {seed}: sync_off promises only what a process crash keeps"
 
 

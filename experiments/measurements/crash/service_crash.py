@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import msgspec
 
@@ -63,11 +64,21 @@ def _lines(proc: subprocess.Popen[bytes], deadline: float) -> Iterator[str]:
         yield from (line.decode() for line in whole)
 
 
+def _step(pipe: IO[bytes]) -> None:
+    """Let the writer make its next append (one byte on its input); a writer that already left is fine."""
+    try:
+        pipe.write(b".")
+        pipe.flush()
+    except BrokenPipeError:
+        pass
+
+
 def service_crash_cases(strategy: StrategySpec, service: Service, *, kills: int, entries: int, seed: int,
                         workload: Workload, mode: str, scratch: Path, timeout_s: float) -> Iterator[CrashCase]:
     """``kills`` server crashes of ``strategy``'s ``service``, each recovered and returned as a case to judge."""
     rng = random.Random(f"{seed}:{strategy.name}:server-crash")
     request = WorkloadRequest.of(workload, entries)
+    total = len(request.entries())  # the writer steps after every acknowledgement but its last
     for case in range(kills):
         from experiments.measurements.crash.service_writer import ServiceWriterJob
 
@@ -81,14 +92,19 @@ def service_crash_cases(strategy: StrategySpec, service: Service, *, kills: int,
         acked, error, crashed = 0, "", False
         deadline = time.monotonic() + timeout_s
         proc = subprocess.Popen([sys.executable, "-m", _MODULE, "write", encoded], cwd=REPO_ROOT, env=child_env(),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdin is not None
         try:
             for line in _lines(proc, deadline):
                 if line.startswith("I "):
                     intended.append(line[2:])
                 elif line == "A":
                     acked += 1
+                    if acked < total:
+                        _step(proc.stdin)  # the writer waits for this before its next append
                     if acked == target and not crashed:
+                        # the kill lands within ``pause`` of the next append's start: before, inside or
+                        # just after it
                         time.sleep(pause)
                         service.crash()
                         crashed = True
@@ -96,6 +112,10 @@ def service_crash_cases(strategy: StrategySpec, service: Service, *, kills: int,
                     error = line[2:]
             proc.wait(timeout=max(1.0, deadline - time.monotonic()))
         finally:
+            try:
+                proc.stdin.close()
+            except BrokenPipeError:  # the writer already left
+                pass
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()

@@ -2,7 +2,10 @@
 
 ``write`` appends the job's entries to a store whose server the parent will kill: before each
 append it prints ``I <digest>`` (the entry it is about to append), after it ``A`` (acknowledged),
-one flushed line each, so the parent knows what was acknowledged when the server died. When an
+one flushed line each, so the parent knows what was acknowledged when the server died. After each
+acknowledgement but the last it waits for one byte on its standard input before the next append:
+the parent steps it, so on a loaded machine the writer cannot run past the moment the parent
+chose to kill the server (it would otherwise finish while the parent still reads old lines). When an
 append fails (the server is gone) it prints ``E <error>`` and exits 0: losing its server is what
 the case is about. ``recover`` opens a fresh store after the server was started again and prints
 the :class:`~experiments.core.crashsim.recovery.RecoveryOutcome` as one JSON line.
@@ -40,8 +43,11 @@ def _write(job: ServiceWriterJob) -> None:
     store.create(job.session_id)
     out.write("R\n")  # ready: the store is open and the session exists
     out.flush()
+    step = sys.stdin.buffer
     try:
-        for entry in entries:
+        for i, entry in enumerate(entries):
+            if i and not step.read(1):  # the parent closed our input: it wants no more appends
+                return
             out.write(f"I {digest(entry)}\n")
             out.flush()
             store.append(job.session_id, entry)
