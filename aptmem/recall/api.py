@@ -22,7 +22,7 @@ from aptmem.errors import NotASessionError
 from aptmem.recall.abstain import abstain
 from aptmem.recall.analyze import query_tokens
 from aptmem.recall.engines import DEFAULT_ENGINE
-from aptmem.recall.index import RecallIndex, file_token
+from aptmem.recall.index import COMMIT_SECONDS, RecallIndex, file_token
 from aptmem.recall.records import Hit
 from aptmem.recall.schema import INDEX_NAME, previous_settings, remove_index
 from aptmem.tokens import Estimator, get_estimator
@@ -161,9 +161,10 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
 
 
 def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAULT_ENGINE,), facts: bool | None = None,
-               fresh: bool = False) -> RecallIndex:
+               fresh: bool = False, commit_seconds: float = COMMIT_SECONDS) -> RecallIndex:
     """The recall index of a folder of JSONL sessions (change tokens from the log files).
 
+    ``commit_seconds``: see :class:`RecallIndex`.
     ``fresh`` deletes the index file first (even a damaged one) and everything is indexed anew,
     with the engines and fact setting it had (when they can still be read) besides those asked for.
     """
@@ -178,7 +179,8 @@ def open_index(root: str | os.PathLike[str], *, engines: Sequence[str] = (DEFAUL
         facts = kept_facts if facts is None else facts
         remove_index(path)
     store = JsonlStore(root)
-    return RecallIndex(store, root, engines=engines, facts=facts, change_token=lambda sid: file_token(store.path(sid)))
+    return RecallIndex(store, root, engines=engines, facts=facts, change_token=lambda sid: file_token(store.path(sid)),
+                       commit_seconds=commit_seconds)
 
 
 def recall(question: str, *, root: str | os.PathLike[str] | None = None, index: RecallIndex | None = None, k: int = 5,
