@@ -7,7 +7,8 @@ make about 20k records, 1,200 about 130k) to ROOT if it is not there yet. Then, 
 times, builds a fresh index of ROOT's logs with ENGINES once with this tree's ``aptmem`` and once
 with ``git archive REV``'s, each in its own process (a model loads in both; only the refresh is
 timed), the two in turn, so that a load that comes and goes weighs on both alike. Prints seconds
-per 10k records for each, their ratio and the load average beside every pair.
+per 10k records for each (wall clock, and CPU seconds of all the process's threads: on a loaded
+machine the CPU figure moves less), their ratios and the load average beside every pair.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ from aptmem.recall.index import RecallIndex, file_token
 root, path, engines = sys.argv[1], sys.argv[2], tuple(sys.argv[3].split(","))
 store = JsonlStore(root)
 index = RecallIndex(store, root, engines=engines, path=path, change_token=lambda s: file_token(store.path(s)))
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 index.refresh()
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 records = sum(index.stats().records.values())
 index.close()
-print(json.dumps({"seconds": seconds, "records": records}))
+import aptmem
+print(json.dumps({"seconds": seconds, "cpu": cpu, "records": records, "package": aptmem.__file__}))
 """
 
 
@@ -77,21 +79,29 @@ def main(argv: list[str]) -> int:
 
         build_workload(args.root, seed=7, sessions=args.sessions, entries_per_session=100, facts=400)
     per_10k: dict[str, list[float]] = {"this": [], args.rev: []}
+    cpu_10k: dict[str, list[float]] = {"this": [], args.rev: []}
     with tempfile.TemporaryDirectory() as folder:
         other = _tree_at(args.rev, Path(folder) / "rev")
         scratch = Path(folder) / "scratch"
         scratch.mkdir()
         for repeat in range(args.repeats):
             load = os.getloadavg()[0]
-            row = {}
+            row, cpu = {}, {}
             for label, source in (("this", _TREE), (args.rev, other)):
                 result = _build(source, args.root, scratch, args.engines)
+                if not result["package"].startswith(str(source)):
+                    raise SystemExit(f"the build of {label} imported {result['package']}")
                 row[label] = result["seconds"] / max(1, result["records"]) * 10_000
+                cpu[label] = result["cpu"] / max(1, result["records"]) * 10_000
                 per_10k[label].append(row[label])
-            print(f"repeat {repeat} load {load:.1f}: this {row['this']:.2f} s/10k, {args.rev} {row[args.rev]:.2f} s/10k "
-                  f"({result['records']} records), {args.rev} / this {row[args.rev] / row['this']:.2f}x", flush=True)
-    this, rev = statistics.median(per_10k["this"]), statistics.median(per_10k[args.rev])
-    print(f"median: this {this:.2f} s/10k, {args.rev} {rev:.2f} s/10k, {args.rev} / this {rev / this:.2f}x")
+                cpu_10k[label].append(cpu[label])
+            print(f"repeat {repeat} load {load:.1f}: this {row['this']:.2f} s/10k (CPU {cpu['this']:.2f}), {args.rev} "
+                  f"{row[args.rev]:.2f} s/10k (CPU {cpu[args.rev]:.2f}), {result['records']} records; {args.rev} / this "
+                  f"{row[args.rev] / row['this']:.2f}x (CPU {cpu[args.rev] / cpu['this']:.2f}x)", flush=True)
+    median = {label: (statistics.median(per_10k[label]), statistics.median(cpu_10k[label])) for label in per_10k}
+    (this, this_cpu), (rev, rev_cpu) = median["this"], median[args.rev]
+    print(f"median: this {this:.2f} s/10k (CPU {this_cpu:.2f}), {args.rev} {rev:.2f} s/10k (CPU {rev_cpu:.2f}); "
+          f"{args.rev} / this {rev / this:.2f}x (CPU {rev_cpu / this_cpu:.2f}x), load now {os.getloadavg()[0]:.1f}")
     return 0
 
 
