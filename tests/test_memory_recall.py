@@ -117,19 +117,3 @@ def test_coverage_abstains_on_a_question_whose_relation_was_never_said() -> None
     assert 0 < best_coverage(absent, [said]) < 1
     assert abstain(absent, [said], 0.9) == [] and abstain(absent, [said], 0.0) == [said]
     assert abstain("What is the health check endpoint of iris-worker?", [said], 0.9) == [said]
-
-
-def test_span_coverage_wants_the_subject_and_the_relation_in_one_piece() -> None:
-    from aptmem.recall.abstain import coverage, span_coverage
-
-    question = "What is the metrics scrape endpoint of iris-worker?"
-    # The words are all in the chunk, but in lines about other things.
-    scattered = "iris-worker restarted at noon\nthe metrics dashboard loads slowly\nscrape jobs run hourly\nendpoint list updated"
-    stated = "deploy log\nthe metrics scrape endpoint of iris-worker is :9102/metrics\nbye"
-    assert coverage(question, scattered) == 1.0
-    assert span_coverage(question, scattered) < 0.5
-    assert span_coverage(question, stated) == 1.0
-    # A JSON record's flattened fields are one piece: they answer together.
-    record = "svc.name: iris-worker\nsvc.metrics_scrape_endpoint: :9102/metrics\nother: x"
-    assert span_coverage(question, record) == 1.0
-    assert span_coverage("", stated) == 0.0

@@ -20,10 +20,9 @@ from collections.abc import Sequence
 
 from aptmem.recall.analyze import is_cjk, query_tokens
 from aptmem.recall.lexicon import synonyms
-from aptmem.recall.pieces import text_pieces
 from aptmem.recall.records import Hit
 
-__all__ = ["DEPTH", "abstain", "best_coverage", "coverage", "span_coverage"]
+__all__ = ["DEPTH", "abstain", "best_coverage", "coverage"]
 
 _SEPARATORS = re.compile(r"[._/:@-]+")
 
@@ -31,49 +30,30 @@ _SEPARATORS = re.compile(r"[._/:@-]+")
 DEPTH = 3
 
 
-def _terms(question: str) -> list[str]:
-    return [t for t in query_tokens(question) if len(t) >= 2]
-
-
-def _covered(terms: Sequence[str], text: str) -> float:
-    """The length-weighted share of ``terms`` found in ``text``."""
-    low = text.lower()
-    joined = _SEPARATORS.sub("", low)  # a compound's joined term ("irisworker") matches its written form
-
-    def found(term: str) -> bool:
-        # A 2-letter Latin synonym ("db") as a substring would be found almost anywhere.
-        return term in low or term in joined or any(s in low for s in synonyms(term) if len(s) >= 3 or is_cjk(s[0]))
-
-    return sum(len(t) for t in terms if found(t)) / sum(len(t) for t in terms)
-
-
 def coverage(question: str, text: str) -> float:
-    """The length-weighted share of ``question``'s search terms found anywhere in ``text`` (0 when it has none).
+    """The length-weighted share of ``question``'s search terms found in ``text`` (0 when it has none).
 
     A relation word also counts as found when a word of its lexicon group is
     (:func:`aptmem.recall.lexicon.synonyms`): "route" is answered by "endpoint", as the search
     itself treats them.
     """
-    terms = _terms(question)
-    return _covered(terms, text) if terms else 0.0
-
-
-def span_coverage(question: str, text: str) -> float:
-    """The best :func:`coverage` of ``question`` by one piece of ``text`` (:func:`~aptmem.recall.pieces.text_pieces`).
-
-    A statement answers in one place: a line, a JSON record's fields. Over a whole chunk of
-    history the subject and the relation are found in lines that have nothing to do with each
-    other, and a question about a fact never stated looks answered.
-    """
-    terms = _terms(question)
+    terms = [t for t in query_tokens(question) if len(t) >= 2]
     if not terms:
         return 0.0
-    return max((_covered(terms, piece) for piece in text_pieces(text)), default=0.0)
+    low = text.lower()
+    joined = _SEPARATORS.sub("", low)  # a compound's joined term ("irisworker") matches its written form
+    total = sum(len(t) for t in terms)
+
+    def found(term: str) -> bool:
+        # A 2-letter Latin synonym ("db") as a substring would be found almost anywhere.
+        return term in low or term in joined or any(s in low for s in synonyms(term) if len(s) >= 3 or is_cjk(s[0]))
+
+    return sum(len(t) for t in terms if found(t)) / total
 
 
 def best_coverage(question: str, hits: Sequence[Hit]) -> float:
-    """The highest :func:`span_coverage` of ``question`` among the first :data:`DEPTH` hits (0 for none)."""
-    return max((span_coverage(question, h.text) for h in hits[:DEPTH]), default=0.0)
+    """The highest :func:`coverage` of ``question`` among the first :data:`DEPTH` hits (0 for none)."""
+    return max((coverage(question, h.text) for h in hits[:DEPTH]), default=0.0)
 
 
 def abstain(question: str, hits: Sequence[Hit], min_coverage: float) -> list[Hit]:

@@ -13,6 +13,7 @@ are left out. Tokens are counted with the
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,7 +24,6 @@ from aptmem.recall.abstain import abstain
 from aptmem.recall.analyze import query_tokens
 from aptmem.recall.engines import DEFAULT_ENGINE
 from aptmem.recall.index import COMMIT_SECONDS, RecallIndex, file_token
-from aptmem.recall.pieces import text_pieces
 from aptmem.recall.records import Hit
 from aptmem.recall.schema import INDEX_NAME, previous_settings, remove_index
 from aptmem.tokens import Estimator, get_estimator
@@ -35,7 +35,39 @@ _CUT = " [...]"
 MIN_TEXT_TOKENS = 16
 #: A hit's text is excerpted when it costs more than this share of the packet's budget.
 HIT_SHARE = 0.25
+#: Long lines are cut into pieces of about this many characters before excerpting.
+PIECE_CHARS = 240
+_BREAK = re.compile(r"[\s,，。;；]")
 _MARK = "… "
+
+
+#: The parent of a flattened JSON line's path (``items[8]`` of ``items[8].ticket: PLAT-1``).
+_PARENT = re.compile(r"^([^\s:]+)[.\[][^.\[\s:]*\]?: ")
+
+
+def _pieces(text: str) -> list[str]:
+    """The lines of ``text``, a long line cut (at a space or punctuation) into pieces of about :data:`PIECE_CHARS`.
+
+    Consecutive flattened JSON lines of one parent object (``items[8].component: x``,
+    ``items[8].ticket: y``) are one piece, joined by ``; ``: a record's fields answer together.
+    """
+    out: list[str] = []
+    parent = None
+    for line in text.splitlines():
+        line = line.strip()
+        match = _PARENT.match(line)
+        if match and match.group(1) == parent and len(out[-1]) + len(line) < 2 * PIECE_CHARS:
+            out[-1] += "; " + line
+            continue
+        parent = match.group(1) if match else None
+        while len(line) > PIECE_CHARS:
+            cut = max((m.end() for m in _BREAK.finditer(line, PIECE_CHARS // 2, PIECE_CHARS)), default=PIECE_CHARS)
+            out.append(line[:cut].strip())
+            line = line[cut:].strip()
+            parent = None
+        if line:
+            out.append(line)
+    return out
 
 
 def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) -> str:
@@ -44,7 +76,7 @@ def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) 
     A term matches as a substring of the lowercased piece (so a stem matches its inflections:
     ``endpoint`` in ``endpoints``); terms shorter than 2 characters are ignored.
     """
-    pieces = text_pieces(text)
+    pieces = _pieces(text)
     wanted = [t for t in terms if len(t) >= 2]
     scored = []
     for position, piece in enumerate(pieces):
