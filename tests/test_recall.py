@@ -13,6 +13,7 @@ from aptmem.entries import Assistant, Compaction, Metadata, ToolCall, ToolResult
 from aptmem.errors import RecallEngineUnavailable, UnknownRecallEngine
 from aptmem.jsonl_store import JsonlStore
 from aptmem.recall import open_index, pack, recall
+from aptmem.recall.api import in_time_order
 from aptmem.recall.analyze import index_tokens, query_tokens
 from aptmem.recall.chunking import CHUNK_CHARS, entry_docs, flatten_json, structured_lines
 from aptmem.recall.engines import ENGINES, get_engine, install_size
@@ -253,6 +254,29 @@ def test_pack_fits_the_budget() -> None:
         assert result.tokens <= budget, f"seed 5, budget {budget}"
         assert estimator.count(result.text) == result.tokens
     assert pack("q", hits, 5).hits == []
+
+
+def test_pack_lays_the_chosen_hits_out_in_time_order() -> None:
+    # Ranked best first: the new value, a session record (no time), the old value, then one too
+    # long to fit after them.
+    hits = [Hit(session_id="s", entry_id="new", level="l3", kind="chunk", score=3.0, ts=200, doc_id=9,
+                text="the retry budget is now 9"),
+            Hit(session_id="s", entry_id="card", level="l2", kind="session", score=2.0, doc_id=1, text="session: retries"),
+            Hit(session_id="s", entry_id="old", level="l3", kind="chunk", score=1.0, ts=100, doc_id=4,
+                text="the retry budget is 3"),
+            Hit(session_id="s", entry_id="same-time", level="l3", kind="chunk", score=0.5, ts=100, doc_id=2,
+                text="retry budget discussed")]
+    result = pack("retry budget?", hits, 1024)
+    assert [h.entry_id for h in result.hits] == ["new", "card", "old", "same-time"], "hits stay best first"
+    order = [result.text.index(f"entry {e} ") for e in ("card", "same-time", "old", "new")]
+    assert order == sorted(order), result.text
+    assert "[1] l3 chunk session s entry new" in result.text, "each block keeps its rank"
+    estimator = get_estimator("medium")
+    for budget in (40, 60, 80):  # whatever is left out, what is shown fits and is in time order
+        small = pack("retry budget?", hits, budget)
+        assert small.tokens <= budget and estimator.count(small.text) == small.tokens
+        shown = [h.entry_id for h in in_time_order(small.hits)]
+        assert [e for e in ("card", "same-time", "old", "new") if e in shown] == shown
 
 
 def test_scoring_metrics() -> None:

@@ -45,8 +45,8 @@ def _fill(root: Path, rng: random.Random, sessions: int, entries: int) -> list[s
     return ids
 
 
-def _index(root: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "aptmem", "index", "--root", str(root)],
+def _index(root: Path, *options: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "aptmem", "index", "--root", str(root), *options],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -67,7 +67,9 @@ def test_killed_index_catches_up_with_nothing_missing_or_duplicated(tmp_path: Pa
 
     partial_states = 0
     for kill in range(KILLS):
-        child = _index(root)
+        # A commit after every session: the most places a kill can land between two commits (the
+        # default batches sessions for about half a second; test_kill_during_batched_build_...).
+        child = _index(root, "--commit-seconds", "0")
         time.sleep(rng.uniform(0.1, 0.9) * full)
         child.send_signal(signal.SIGKILL)
         code = child.wait(timeout=60)
@@ -128,3 +130,42 @@ def test_kill_during_first_index_leaves_no_orphans(tmp_path: Path, seed: int) ->
     index.close()
     rebuilt.close()
     store.close()
+
+
+@pytest.mark.parametrize("seed", [SEED + 3, SEED + 4])
+def test_kill_during_batched_build_keeps_whole_sessions(tmp_path: Path, seed: int) -> None:
+    """With batched commits (several sessions a commit) a kill keeps whole sessions only."""
+    rng = random.Random(seed)
+    root = tmp_path / "sessions"
+    ids = _fill(root, rng, sessions=30, entries=100)
+    child = _index(root, "--commit-seconds", "0.05")
+    time.sleep(rng.uniform(0.5, 2.0))
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=60)
+    store = JsonlStore(root)
+    if (root / "recall-index.sqlite").exists():
+        index = RecallIndex(store, root, change_token=lambda s: file_token(store.path(s)))
+        positions = dict(index.db.execute("SELECT session_id, entries FROM sessions").fetchall())
+        for sid, entries in positions.items():  # a committed session is whole
+            assert entries == len(list(store.iter_entries(sid))), f"seed {seed}: {sid}"
+        orphans = index.db.execute("SELECT COUNT(*) FROM docs WHERE session_id NOT IN (SELECT session_id FROM sessions)").fetchone()[0]
+        assert orphans == 0, f"seed {seed}"
+        index.close()
+    assert _index(root).wait(timeout=300) == 0
+    index = RecallIndex(store, root)
+    rebuilt = RecallIndex(store, root, path=tmp_path / "rebuilt.sqlite")
+    rebuilt.rebuild()
+    assert _records(index.db) == _records(rebuilt.db), f"seed {seed}"
+    assert len(ids) == int(index.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
+    index.close()
+    rebuilt.close()
+    store.close()
+
+
+def test_commit_seconds_must_be_a_duration(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    root.mkdir()
+    for bad in ("-1", "soon", "nan"):
+        done = subprocess.run([sys.executable, "-m", "aptmem", "index", "--root", str(root), "--commit-seconds", bad],
+                              capture_output=True, text=True)
+        assert done.returncode == 2 and "--commit-seconds" in done.stderr, bad

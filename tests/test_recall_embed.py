@@ -51,7 +51,12 @@ def test_token_ids_equal_wordllamas_on_real_transcripts(embedder: WordLlamaEmbed
     assert embedder.token_ids(texts[::-1]) == _reference_ids(reference, texts[::-1])
 
 
-_ALPHABET = st.sampled_from(list("ab Z9 _-.\n\t  ") + ["\u2581", "数据", "迁移", "é", "🙂", "{\"k\": 1}", "    "])
+# Besides letters, spaces and CJK: the shapes where a piece is cut before it is tokenized (digits,
+# a quote or a mark against a letter, as in minified JSON, timestamps, paths and contractions),
+# and a literal byte-fallback name.
+_ALPHABET = st.sampled_from(list("ab Z9 _-.\n\t  ") + ["\u2581", "数据", "迁移", "é", "🙂", "{\"k\": 1}", "    ",
+                                                        '{"key":"v4l",', '"}]', "2024-01-02T10:00:00Z", "it's",
+                                                        "x.com/a_b", "(f)", "<0x0A>", "=>", "'", "\\", "::", "~/", "٣", "²", "_x"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -101,3 +106,20 @@ def test_coarse_then_exact_search_keeps_the_exact_top_10(tmp_path: Path) -> None
         agree += len(set(found) & set(int(i) for i in exact))
     assert agree / (10 * len(questions)) >= 0.97, agree
     db.close()
+
+
+def test_token_parts_never_cut_inside_a_vocabulary_entry() -> None:
+    from aptmem.recall.engines.embed import token_parts
+
+    vocab = ["ab", "a", "b", '"', '"a', "1", ".", "c", "c.", "\n"]
+    cut = token_parts(vocab)
+    # A letter follows '"' in an entry ('"a'), so '"' is never cut from a letter after it; none
+    # precedes '"', so a letter is cut from a '"' after it. '.' follows a letter ('c.') but
+    # precedes none: cut from a letter after it. A digit stands alone (no entry of two
+    # characters holds one), and so does "\n" (a one-character entry only).
+    assert cut.findall('"ab"b1c.b.\nab') == ['"ab', '"b', '1', 'c.', 'b.', '\n', 'ab']
+
+
+def test_wordllamas_vocabulary_cuts_minified_json_into_repeating_parts(embedder: WordLlamaEmbedder) -> None:
+    parts = embedder._cut.findall('[{"trace":"996ed1","timeout":"schema"}]')
+    assert parts[:3] == ['[{"', "trace", '":"'] and "schema" in parts and "9" in parts

@@ -19,6 +19,17 @@ from aptmem.cli.target import add_root_option, default_root
 __all__ = ["register"]
 
 
+def _seconds(text: str) -> float:
+    """A duration of 0 seconds or more, for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 0 or more")
+    return value
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``index`` and ``recall`` commands."""
     from aptmem.recall.engines import DEFAULT_ENGINE, ENGINES
@@ -31,6 +42,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help=f"an engine to maintain (repeatable; default: {DEFAULT_ENGINE} and those already maintained)")
     p.add_argument("--facts", action=argparse.BooleanOptionalAction, default=None,
                    help="also extract facts from the chunks (kept as the index's setting)")
+    p.add_argument("--commit-seconds", type=_seconds, default=None, metavar="S",
+                   help="commit the work done about every S seconds, between two sessions (default 0.5; 0: after "
+                        "each session, the least work a killed run loses, the slowest build)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run_index)
 
@@ -57,7 +71,11 @@ def run_index(args: argparse.Namespace) -> int:
 
     from aptmem.recall.engines import get_engine, install_size
 
-    index = open_index(args.root or default_root(), engines=tuple(args.engine or ()), facts=args.facts, fresh=args.rebuild)
+    from aptmem.recall.index import COMMIT_SECONDS
+
+    commit_seconds = COMMIT_SECONDS if args.commit_seconds is None else args.commit_seconds
+    index = open_index(args.root or default_root(), engines=tuple(args.engine or ()), facts=args.facts, fresh=args.rebuild,
+                       commit_seconds=commit_seconds)
     try:
         report = index.verify() if args.verify else index.refresh()
         stats = index.stats()

@@ -1,0 +1,109 @@
+"""Index build time of this tree against another commit, side by side on the recall workload.
+
+    python benchmarks/recall_build.py ROOT SESSIONS [--rev main] [--engines fts,hybrid] [--repeats 3]
+
+Writes the workload of ``recall_bench.py`` (seed 7, 100 entries a session, 400 facts; 180 sessions
+make about 20k records, 1,200 about 130k) to ROOT if it is not there yet. Then, ``--repeats``
+times, builds a fresh index of ROOT's logs with ENGINES once with this tree's ``aptmem`` and once
+with ``git archive REV``'s, each in its own process (a model loads in both; only the refresh is
+timed), the two in turn, so that a load that comes and goes weighs on both alike. Prints seconds
+per 10k records for each (wall clock, and CPU seconds of all the process's threads: on a loaded
+machine the CPU figure moves less), their ratios and the load average beside every pair.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_TREE = _HERE.parent
+sys.path.insert(0, str(_HERE))
+
+#: The build run in a child: a fresh index file (in a scratch folder) of the logs under ROOT.
+_CHILD = """
+import json, os, sys, time
+from aptmem.jsonl_store import JsonlStore
+from aptmem.recall.index import RecallIndex, file_token
+root, path, engines = sys.argv[1], sys.argv[2], tuple(sys.argv[3].split(","))
+store = JsonlStore(root)
+index = RecallIndex(store, root, engines=engines, path=path, change_token=lambda s: file_token(store.path(s)))
+start, cpu = time.perf_counter(), time.process_time()
+index.refresh()
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+records = sum(index.stats().records.values())
+index.close()
+import aptmem
+print(json.dumps({"seconds": seconds, "cpu": cpu, "records": records, "package": aptmem.__file__}))
+"""
+
+
+def _tree_at(rev: str, folder: Path) -> Path:
+    """The ``aptmem`` package as it is at ``rev``, unpacked under ``folder``."""
+    archive = subprocess.run(["git", "archive", rev, "aptmem"], cwd=_TREE, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def _build(source: Path, root: str, scratch: Path, engines: str) -> dict:
+    """Build one index with the ``aptmem`` under ``source``; its seconds and records."""
+    path = scratch / "index.sqlite"
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        part.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    done = subprocess.run([sys.executable, "-c", _CHILD, root, str(path), engines], cwd=scratch, env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> int:
+    """Run the side-by-side build measurement; see the module docstring."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("root")
+    p.add_argument("sessions", type=int)
+    p.add_argument("--rev", default="main", help="the other commit (default main)")
+    p.add_argument("--engines", default="fts,hybrid", help="engines to build (default fts,hybrid: keywords and embeddings)")
+    p.add_argument("--repeats", type=int, default=3)
+    args = p.parse_args(argv)
+    if not os.path.exists(args.root):
+        from recall_workload import build_workload
+
+        build_workload(args.root, seed=7, sessions=args.sessions, entries_per_session=100, facts=400)
+    per_10k: dict[str, list[float]] = {"this": [], args.rev: []}
+    cpu_10k: dict[str, list[float]] = {"this": [], args.rev: []}
+    with tempfile.TemporaryDirectory() as folder:
+        other = _tree_at(args.rev, Path(folder) / "rev")
+        scratch = Path(folder) / "scratch"
+        scratch.mkdir()
+        for repeat in range(args.repeats):
+            load = os.getloadavg()[0]
+            row, cpu = {}, {}
+            for label, source in (("this", _TREE), (args.rev, other)):
+                result = _build(source, args.root, scratch, args.engines)
+                if not result["package"].startswith(str(source)):
+                    raise SystemExit(f"the build of {label} imported {result['package']}")
+                row[label] = result["seconds"] / max(1, result["records"]) * 10_000
+                cpu[label] = result["cpu"] / max(1, result["records"]) * 10_000
+                per_10k[label].append(row[label])
+                cpu_10k[label].append(cpu[label])
+            print(f"repeat {repeat} load {load:.1f}: this {row['this']:.2f} s/10k (CPU {cpu['this']:.2f}), {args.rev} "
+                  f"{row[args.rev]:.2f} s/10k (CPU {cpu[args.rev]:.2f}), {result['records']} records; {args.rev} / this "
+                  f"{row[args.rev] / row['this']:.2f}x (CPU {cpu[args.rev] / cpu['this']:.2f}x)", flush=True)
+    median = {label: (statistics.median(per_10k[label]), statistics.median(cpu_10k[label])) for label in per_10k}
+    (this, this_cpu), (rev, rev_cpu) = median["this"], median[args.rev]
+    print(f"median: this {this:.2f} s/10k (CPU {this_cpu:.2f}), {args.rev} {rev:.2f} s/10k (CPU {rev_cpu:.2f}); "
+          f"{args.rev} / this {rev / this:.2f}x (CPU {rev_cpu / this_cpu:.2f}x), load now {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
