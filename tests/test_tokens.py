@@ -152,7 +152,8 @@ def test_medium_features_of_a_known_string() -> None:
     # the newline right after "!" is folded into its piece.
     assert named == {"letters": 3, "digits": 2, "punct": 1, "han": 1, "kana_wide": 1, "hangul": 0,
                      "other_extra_bytes": 1, "two_token_chars": 1, "three_token_chars": 0, "letter_runs": 1,
-                     "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1}
+                     "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1,
+                     "folded_punct": 0}
     runs = dict(zip(FEATURES, features("aGVsbG8 worldFoo  12345\n\nカナ 한국")))
     assert (runs["letter_runs"], runs["case_changes"], runs["digit_runs"], runs["newline_runs"], runs["space_runs"]) \
         == (2, 3, 2, 1, 2)  # the space before "world" folds into its piece
@@ -164,11 +165,16 @@ def test_medium_features_of_a_known_string() -> None:
 @pytest.mark.parametrize(("text", "feature", "value"), [
     ("a b", "space_runs", 0), ("a  b", "space_runs", 1), ("x = 1", "space_runs", 1),  # " =" folds, " 1" not
     ("{\n", "newline_runs", 0), ("a\n\nb", "newline_runs", 1),
-    ("snake_case_name", "punct_runs", 0), ("a _b", "punct_runs", 1), ("a__b", "punct_runs", 1), ("a.b", "punct_runs", 1),
+    ("snake_case_name", "punct_runs", 0), ("snake_case_name", "folded_punct", 2), ("a _b", "punct_runs", 1),
+    ("a _b", "folded_punct", 0), ("a__b", "punct_runs", 1), ("a__b", "folded_punct", 0), ("a.b", "punct_runs", 0),
+    ("a.b", "folded_punct", 1), ("src/x.py", "folded_punct", 2), ("(self", "folded_punct", 1), ("f(self", "folded_punct", 1),
+    ("f((self", "punct_runs", 1), ("f((self", "folded_punct", 0), ("1.5", "punct_runs", 1), ("a.", "punct_runs", 1),
+    ("\n.x", "folded_punct", 1), ("a.é", "punct_runs", 1),
 ])
 def test_medium_folds_what_the_pretokenizer_folds(text: str, feature: str, value: int) -> None:
-    # cl100k's pieces take a single space before a word or punctuation, an underscore before a word, and
-    # newlines after punctuation: those are no pieces of their own. The same in the hot path as in features().
+    # cl100k's pieces take a single space before a word or punctuation, one punctuation character between a
+    # non-space and a word (``[^\r\n\p{L}\p{N}]?\p{L}+``), and newlines after punctuation: those are no
+    # pieces of their own. The same in the hot path as in features().
     assert dict(zip(FEATURES, features(text)))[feature] == value
     w = MediumEstimator().constants.vector()
     assert MediumEstimator().count(text) == max(1, int(sum(a * b for a, b in zip(w, features(text))) + 0.5))

@@ -19,10 +19,11 @@ linear formula over
   three; a punctuation run is a piece of its own; runs of non-ASCII characters are not counted:
   fitted apart, their weight came out 0 once the characters' own costs are counted). A run of
   spaces or of newlines is a piece too, except where the tokenizer folds it into its neighbour: a single
-  space before a word or punctuation (`` word``), an underscore between a non-space and a word
-  (``_name``: the vocabulary has those pieces; other punctuation there, ``/path``, ``.py``, is
-  folded by the pretokenizer too, but the vocabulary has it less often and it fitted worse),
-  newlines right after punctuation (``{\\n``).
+  space before a word or punctuation (`` word``), newlines right after punctuation (``{\\n``).
+  A single punctuation character after a non-space and before a letter is folded into the word
+  too (cl100k's ``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+``: ``/src``, ``.py``, ``(self``, ``_name``): no
+  punctuation run, but a feature of its own, since the vocabulary has only some of those pieces
+  (it came out at about half a punctuation run's weight).
 
 Weights are fitted by :mod:`aptmem.tokens.calibration.medium_fit` on a broad corpus and shipped
 in ``medium_constants.json``; classes whose weights came out equal when fitted apart share one
@@ -70,7 +71,7 @@ from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_const
 __all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "features"]
 
 # One-hot class bits of the class string (one byte per character).
-_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE, _UNDERSCORE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
 #: code points a :class:`CharCosts` table covers: the Basic Multilingual Plane
 _PLANE = 0x10000
 #: texts of at least this many characters are counted by one numpy lookup per character, shorter
@@ -101,7 +102,6 @@ def _tables() -> tuple[bytes, bytes, bytes]:
     for c in b" \t\r\x0b\x0c":
         onehot[c] = _SPACE
     onehot[ord("\n")] = _NEWLINE
-    onehot[ord("_")] = _PUNCT | _UNDERSCORE | _FOLDS_SPACE
     script = bytearray(b"." * 256)
     for c in range(0x80, 0x100):  # lead bytes of other non-ASCII characters (and stray bytes)
         script[c] = ord("x")
@@ -126,7 +126,6 @@ _M_DIGIT = _mask(_DIGIT)
 _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
-_M_UNDERSCORE = _mask(_UNDERSCORE)
 
 
 def _class_pattern(table: bytes, cost: int) -> re.Pattern[str]:
@@ -322,19 +321,21 @@ class MediumEstimator:
             r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
             # The runs a neighbour folds in, dropped with an AND and an XOR (one popcount where a
             # difference of two took two): newlines after punctuation, single spaces before a word or
-            # punctuation, and underscores between a non-space and a letter (subtracted from punct runs).
+            # punctuation. A punctuation run that starts after a non-space and is followed by a letter
+            # (so one character long) is folded into the word: counted apart, taken from punct runs.
             newlines = r & _M_NEWLINE
             newlines ^= newlines & (x << 10)
             spaces = r & _M_SPACE
             spaces ^= spaces & (x >> 10)
-            underscores = r & _M_UNDERSCORE & (x >> 1)
-            underscores ^= underscores & (x << 11)
+            punct_runs = r & _M_PUNCT
+            folded = punct_runs & (x >> 5)  # the next character's letter bit
+            folded = (folded ^ (folded & (x << 7))).bit_count()  # not after a space
             estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
                          + w[2] * (x & _M_PUNCT).bit_count()
                          + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
                          + w[11] * (r & _M_DIGIT).bit_count() + w[12] * newlines.bit_count()
-                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count())
-                         + w[14] * spaces.bit_count())
+                         + w[13] * (punct_runs.bit_count() - folded) + w[14] * spaces.bit_count()
+                         + w[15] * folded)
         n = int(estimate + 0.5)
         return n if n or not text else 1
 

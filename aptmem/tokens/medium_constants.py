@@ -34,8 +34,9 @@ FEATURES = (
     "case_changes",        # upper case right after lower case: camelCase, base64, keys
     "digit_runs",          # runs of digits: each starts a group of three
     "newline_runs",        # runs of newlines, but those right after punctuation (its piece takes them)
-    "punct_runs",          # runs of punctuation, but an underscore between a non-space and a letter (``_name``)
+    "punct_runs",          # runs of punctuation, but a single one between a non-space and a letter (folded_punct)
     "space_runs",          # runs of spaces (space, tab, CR, VT, FF), but a single space before a letter or punctuation
+    "folded_punct",        # a single punctuation character between a non-space and a letter: in the word's piece (``/src``, ``.py``)
 )
 
 CONSTANTS_FILE = "medium_constants.json"

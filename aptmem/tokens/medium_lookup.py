@@ -33,9 +33,9 @@ from aptmem.tokens.medium_constants import FEATURES
 __all__ = ["CLASS_CODES", "TRIPLE_FEATURES", "class_histogram", "code_features", "script_cost_counts", "script_cost_table",
            "weight_table"]
 
-# The 3-bit class codes. Bit 1: folds a space before it; bits 0 and 1: a letter.
+# The 3-bit class codes. Bit 1: folds a space before it; bits 0 and 1: a letter (code 6 is unused).
 OTHER, DIGIT, SPACE, NEWLINE = 0, 1, 4, 5  # bit 1 clear: a space before them is a piece of its own
-PUNCT, UNDERSCORE = 2, 6
+PUNCT = 2
 LOWER, UPPER = 3, 7
 _FOLDS, _LETTER = 2, 3  # what is kept of the next character's code: its bit 1, and both bits set for a letter
 _F = {name: i for i, name in enumerate(FEATURES)}
@@ -53,7 +53,6 @@ def _class_codes() -> bytes:
     for c in b" \t\r\x0b\x0c":
         table[c] = SPACE
     table[ord("\n")] = NEWLINE
-    table[ord("_")] = UNDERSCORE
     return bytes(table)
 
 
@@ -63,7 +62,7 @@ def _increments(prev: int, cur: int, nxt: int) -> list[int]:
         return c in (LOWER, UPPER)
 
     def punct(c: int) -> bool:
-        return c in (PUNCT, UNDERSCORE)
+        return c == PUNCT
 
     out = [0] * len(_F)
     out[_F["letters"]] = (cur == LOWER) + 2 * (cur == UPPER)
@@ -74,16 +73,18 @@ def _increments(prev: int, cur: int, nxt: int) -> list[int]:
     out[_F["digit_runs"]] = cur == DIGIT and prev != DIGIT
     # newlines right after punctuation are in its piece
     out[_F["newline_runs"]] = cur == NEWLINE and prev != NEWLINE and not punct(prev)
-    # an underscore run starting between a non-space and a letter is folded into the word (``_name``)
-    folded = cur == UNDERSCORE and prev != UNDERSCORE and prev != SPACE and nxt == _LETTER
+    # a single punctuation character between a non-space and a letter is folded into the word after it
+    # (cl100k's ``[^\r\n\p{L}\p{N}]?\p{L}+``: ``/src``, ``.py``, ``(self``, ``_name``), its own feature
+    folded = punct(cur) and not punct(prev) and prev != SPACE and nxt == _LETTER
     out[_F["punct_runs"]] = int(punct(cur) and not punct(prev)) - int(folded)
+    out[_F["folded_punct"]] = int(folded)
     # a single space before a letter or punctuation is in that piece
     out[_F["space_runs"]] = cur == SPACE and prev != SPACE and not nxt & _FOLDS
     return [int(v) for v in out]
 
 
 CLASS_CODES = _class_codes()
-#: feature increments of each neighbourhood code ``prev << 5 | cur << 2 | (next & 3)``; 256 x 15
+#: feature increments of each neighbourhood code ``prev << 5 | cur << 2 | (next & 3)``; 256 x 16
 TRIPLE_FEATURES = np.array([_increments(code >> 5, (code >> 2) & 7, code & 3) for code in range(256)], dtype=np.int64)
 _EDGE = bytes([OTHER])  # before the first character and after the last: no neighbour
 _U32, _U4, _U3 = np.uint8(32), np.uint8(4), np.uint8(3)
