@@ -150,7 +150,7 @@ def test_medium_features_of_a_known_string() -> None:
     named = dict(zip(FEATURES, features("Hi 12!\n帮，é")))
     # An upper-case letter counts twice among the letters; 帮 is two cl100k tokens alone, ， and é one;
     # the newline right after "!" is folded into its piece.
-    assert named == {"letters": 3, "digits": 2, "punct": 1, "han": 1, "kana_wide": 1, "hangul": 0,
+    assert named == {"letters": 3, "digits_past_three": 0, "han": 1, "kana_wide": 1, "hangul": 0,
                      "other_extra_bytes": 1, "two_token_chars": 1, "three_token_chars": 0, "letter_runs": 1,
                      "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1,
                      "folded_punct": 0}
@@ -170,6 +170,9 @@ def test_medium_features_of_a_known_string() -> None:
     ("a.b", "folded_punct", 1), ("src/x.py", "folded_punct", 2), ("(self", "folded_punct", 1), ("f(self", "folded_punct", 1),
     ("f((self", "punct_runs", 1), ("f((self", "folded_punct", 0), ("1.5", "punct_runs", 1), ("a.", "punct_runs", 1),
     ("\n.x", "folded_punct", 1), ("a.é", "punct_runs", 1),
+    # digit runs are cut in pieces of up to three digits, one token each: the digits past the third count
+    ("123", "digits_past_three", 0), ("12345", "digits_past_three", 2), ("1234 5678 9", "digits_past_three", 2),
+    ("2024-06-03T08:14:55Z", "digits_past_three", 1), ("x1234567890", "digits_past_three", 7),
 ])
 def test_medium_folds_what_the_pretokenizer_folds(text: str, feature: str, value: int) -> None:
     # cl100k's pieces take a single space before a word or punctuation, one punctuation character between a

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import os
 import re
 import zlib
@@ -68,7 +69,7 @@ from collections.abc import Callable
 
 from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_constants
 
-__all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "features"]
+__all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "digits_past_three", "features"]
 
 # One-hot class bits of the class string (one byte per character).
 _LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
@@ -123,9 +124,31 @@ _ONEHOT, _SCRIPT, _CONTINUATION = _tables()
 _M_LETTERS = _mask(_LETTER | _UPPER)  # popcount counts an upper-case letter twice
 _M_LETTER = _mask(_LETTER)
 _M_DIGIT = _mask(_DIGIT)
+_FOUR_DIGITS = bytes([_DIGIT]) * 4  # four digits in a row in the one-hot class string
 _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
+
+
+@functools.cache
+def _digit_runs(digit: int) -> tuple[bytes, re.Pattern[bytes]]:
+    """Four digits in a row of a class string whose digits are ``digit``, and the pattern of their runs."""
+    return bytes([digit]) * 4, re.compile(re.escape(bytes([digit])) + b"{4,}")
+
+
+def digits_past_three(classes: bytes, digit: int = _DIGIT) -> int:
+    """How many digits of a class string (one byte per character) come after the third of their run.
+
+    cl100k cuts a digit run into pieces of up to three digits (``\\p{N}{1,3}``) and every such piece
+    is one token, so a run of ``n`` digits is ``ceil(n / 3)`` tokens: one for the run, and about
+    one per three digits past the third. ``digit`` is the byte a digit has in ``classes``. Most texts
+    have no run of four digits, which one substring search tells.
+    """
+    four, run = _digit_runs(digit)
+    if four not in classes:
+        return 0
+    runs = run.findall(classes)
+    return sum(map(len, runs)) - 3 * len(runs)
 
 
 def _class_pattern(table: bytes, cost: int) -> re.Pattern[str]:
@@ -235,9 +258,11 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     """
     raw = text.encode("utf-8", "surrogatepass")
     lookup = _numpy_lookup()
-    out = lookup.code_features(raw.translate(lookup.CLASS_CODES, _CONTINUATION))
+    codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
+    out = lookup.code_features(codes)
+    out[1] = digits_past_three(codes, lookup.DIGIT)
     if not text.isascii():
-        out[3:9] = _non_ascii_features(costs or _default_costs(), text, raw)
+        out[2:8] = _non_ascii_features(costs or _default_costs(), text, raw)
     return tuple(out)
 
 
@@ -330,12 +355,13 @@ class MediumEstimator:
             punct_runs = r & _M_PUNCT
             folded = punct_runs & (x >> 5)  # the next character's letter bit
             folded = (folded ^ (folded & (x << 7))).bit_count()  # not after a space
-            estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
-                         + w[2] * (x & _M_PUNCT).bit_count()
-                         + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
-                         + w[11] * (r & _M_DIGIT).bit_count() + w[12] * newlines.bit_count()
-                         + w[13] * (punct_runs.bit_count() - folded) + w[14] * spaces.bit_count()
-                         + w[15] * folded)
+            if _FOUR_DIGITS in classes:  # (most texts have no run of four digits: one substring search)
+                estimate += w[1] * digits_past_three(classes)
+            estimate += (w[0] * (x & _M_LETTERS).bit_count()
+                         + w[8] * (r & _M_LETTER).bit_count() + w[9] * ((r >> 1) & before & _M_LETTER).bit_count()
+                         + w[10] * (r & _M_DIGIT).bit_count() + w[11] * newlines.bit_count()
+                         + w[12] * (punct_runs.bit_count() - folded) + w[13] * spaces.bit_count()
+                         + w[14] * folded)
         n = int(estimate + 0.5)
         return n if n or not text else 1
 
@@ -344,7 +370,7 @@ class MediumEstimator:
         w = self._weights
         assert w is not None
         han, wide, hangul, other, two, three = _non_ascii_features(self.costs, text, raw)
-        return w[3] * han + w[4] * wide + w[5] * hangul + w[6] * other + w[7] * two + w[8] * three
+        return w[2] * han + w[3] * wide + w[4] * hangul + w[5] * other + w[6] * two + w[7] * three
 
     def _count_long(self, text: str) -> float:
         """The estimate of a long text, unrounded: one lookup per character (:mod:`aptmem.tokens.medium_lookup`)."""
@@ -353,10 +379,14 @@ class MediumEstimator:
             assert self._weights is not None
             self._table = lookup.weight_table(self._weights)
         if text.isascii():  # (a translate that deletes nothing is faster)
-            return float(lookup.class_histogram(text.encode("ascii").translate(lookup.CLASS_CODES)).dot(self._table))
-        raw = text.encode("utf-8", "surrogatepass")
-        estimate = float(lookup.class_histogram(raw.translate(lookup.CLASS_CODES, _CONTINUATION)).dot(self._table))
-        return estimate + self._non_ascii(text, raw)
+            codes = text.encode("ascii").translate(lookup.CLASS_CODES)
+            estimate = 0.0
+        else:
+            raw = text.encode("utf-8", "surrogatepass")
+            codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
+            estimate = self._non_ascii(text, raw)
+        estimate += float(lookup.class_histogram(codes).dot(self._table))
+        return estimate + self._weights[1] * digits_past_three(codes, lookup.DIGIT)
 
     def __repr__(self) -> str:
         return f"MediumEstimator(path={self._path!r})" if self._path else "MediumEstimator()"

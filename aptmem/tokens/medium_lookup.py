@@ -66,8 +66,7 @@ def _increments(prev: int, cur: int, nxt: int) -> list[int]:
 
     out = [0] * len(_F)
     out[_F["letters"]] = (cur == LOWER) + 2 * (cur == UPPER)
-    out[_F["digits"]] = cur == DIGIT
-    out[_F["punct"]] = punct(cur)
+    # digits_past_three needs four characters of context: counted apart (medium.digits_past_three)
     out[_F["letter_runs"]] = letter(cur) and not letter(prev)
     out[_F["case_changes"]] = cur == UPPER and prev == LOWER
     out[_F["digit_runs"]] = cur == DIGIT and prev != DIGIT
