@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import os
 import re
 import zlib
@@ -69,7 +68,7 @@ from collections.abc import Callable
 
 from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_constants
 
-__all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "digits_past_three", "features"]
+__all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "features"]
 
 # One-hot class bits of the class string (one byte per character).
 _LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
@@ -125,33 +124,30 @@ _M_LETTERS = _mask(_LETTER | _UPPER)  # popcount counts an upper-case letter twi
 _M_LETTER = _mask(_LETTER)
 _M_DIGIT = _mask(_DIGIT)
 _FOUR_DIGITS = bytes([_DIGIT]) * 4  # four digits in a row in the one-hot class string
+_FOUR_CODE_DIGITS = b"\x01" * 4  # ... and in the long path's class codes (medium_lookup.DIGIT)
 _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
 
 
-@functools.cache
-def _digit_bits(digit: int) -> tuple[bytes, bytes]:
-    """Four digits in a row of a class string whose digits are the byte ``digit``, and the table mapping a digit to 1, all else to 0."""
-    table = bytearray(256)
-    table[digit] = 1
-    return bytes([digit]) * 4, bytes(table)
+_DIGIT_BITS = bytes(1 if c == _DIGIT else 0 for c in range(256))  # one-hot class -> 1 for a digit, else 0
 
 
-def digits_past_three(classes: bytes, digit: int = _DIGIT) -> int:
-    """How many digits of a class string (one byte per character) come after the third of their run.
+def _digits_past_three(classes: bytes) -> int:
+    """How many digits of a one-hot class string come after the third of their run (the short path's count).
 
     cl100k cuts a digit run into pieces of up to three digits (``\\p{N}{1,3}``) and every such piece
     is one token, so a run of ``n`` digits is ``ceil(n / 3)`` tokens: one for the run, and about
-    one per three digits past the third. ``digit`` is the byte a digit has in ``classes``. Most texts
-    have no run of four digits, which one substring search tells; else the digits as one bit per
-    character, and a digit whose three characters before it are digits too, by two shifts and ANDs
-    (the short path does the same on its class integer).
+    one per three digits past the third. Only runs of four digits or more count, and all of them
+    lie between the first and the last four digits in a row (two substring searches): that
+    stretch, as one bit per digit, counts the digits whose three characters before are digits
+    too by two shifts and two ANDs. The long path counts the same with numpy
+    (:func:`aptmem.tokens.medium_lookup.digits_past_three`).
     """
-    four, table = _digit_bits(digit)
-    if four not in classes:
+    first = classes.find(_FOUR_DIGITS)
+    if first < 0:
         return 0
-    digits = int.from_bytes(classes.translate(table), "little")
+    digits = int.from_bytes(classes[first:classes.rfind(_FOUR_DIGITS) + 4].translate(_DIGIT_BITS), "little")
     digits &= digits << 8
     return (digits & (digits << 16)).bit_count()
 
@@ -265,7 +261,7 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     lookup = _numpy_lookup()
     codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
     out = lookup.code_features(codes)
-    out[1] = digits_past_three(codes, lookup.DIGIT)
+    out[1] = lookup.digits_past_three(codes)
     if not text.isascii():
         out[2:8] = _non_ascii_features(costs or _default_costs(), text, raw)
     return tuple(out)
@@ -361,10 +357,7 @@ class MediumEstimator:
             folded = punct_runs & (x >> 5)  # the next character's letter bit
             folded = (folded ^ (folded & (x << 7))).bit_count()  # not after a space
             if _FOUR_DIGITS in classes:  # (most texts have no run of four digits: one substring search)
-                # digits_past_three: a digit whose three characters before it are digits too
-                digits = x & _M_DIGIT
-                digits &= digits << 8
-                estimate += w[1] * (digits & (digits << 16)).bit_count()
+                estimate += w[1] * _digits_past_three(classes)
             estimate += (w[0] * (x & _M_LETTERS).bit_count()
                          + w[8] * (r & _M_LETTER).bit_count() + w[9] * ((r >> 1) & before & _M_LETTER).bit_count()
                          + w[10] * (r & _M_DIGIT).bit_count() + w[11] * newlines.bit_count()
@@ -394,7 +387,9 @@ class MediumEstimator:
             codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
             estimate = self._non_ascii(text, raw)
         estimate += float(lookup.class_histogram(codes).dot(self._table))
-        return estimate + self._weights[1] * digits_past_three(codes, lookup.DIGIT)
+        if _FOUR_CODE_DIGITS in codes:  # (numpy's calls cost microseconds: only for a text with such a run)
+            estimate += self._weights[1] * lookup.digits_past_three(codes)
+        return estimate
 
     def __repr__(self) -> str:
         return f"MediumEstimator(path={self._path!r})" if self._path else "MediumEstimator()"

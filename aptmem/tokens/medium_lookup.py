@@ -30,8 +30,8 @@ import numpy as np
 
 from aptmem.tokens.medium_constants import FEATURES
 
-__all__ = ["CLASS_CODES", "TRIPLE_FEATURES", "class_histogram", "code_features", "script_cost_counts", "script_cost_table",
-           "weight_table"]
+__all__ = ["CLASS_CODES", "TRIPLE_FEATURES", "class_histogram", "code_features", "digits_past_three", "script_cost_counts",
+           "script_cost_table", "weight_table"]
 
 # The 3-bit class codes. Bit 1: folds a space before it; bits 0 and 1: a letter (code 6 is unused).
 OTHER, DIGIT, SPACE, NEWLINE = 0, 1, 4, 5  # bit 1 clear: a space before them is a piece of its own
@@ -66,7 +66,7 @@ def _increments(prev: int, cur: int, nxt: int) -> list[int]:
 
     out = [0] * len(_F)
     out[_F["letters"]] = (cur == LOWER) + 2 * (cur == UPPER)
-    # digits_past_three needs four characters of context: counted apart (medium.digits_past_three)
+    # digits_past_three needs four characters of context: counted apart (digits_past_three below)
     out[_F["letter_runs"]] = letter(cur) and not letter(prev)
     out[_F["case_changes"]] = cur == UPPER and prev == LOWER
     out[_F["digit_runs"]] = cur == DIGIT and prev != DIGIT
@@ -97,6 +97,18 @@ def class_histogram(codes: bytes) -> np.ndarray:
     neighbourhoods += c[1:-1] * _U4
     neighbourhoods += c[2:] & _U3
     return np.bincount(neighbourhoods, minlength=256)
+
+
+def digits_past_three(codes: bytes) -> int:
+    """How many digits of a string of class codes come after the third of their run (digits_past_three).
+
+    It needs four characters of context, more than a neighbourhood code holds: a digit whose three
+    characters before are digits too, by two ANDs of shifted views (the short path in
+    :mod:`aptmem.tokens.medium` counts the same on its class integer).
+    """
+    digit = np.frombuffer(codes, np.uint8) == DIGIT
+    pairs = digit[1:] & digit[:-1]  # this character and the one before it are digits
+    return int(np.count_nonzero(pairs[2:] & pairs[:-2]))
 
 
 def code_features(codes: bytes) -> list[int]:
