@@ -70,8 +70,12 @@ from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_const
 
 __all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "features"]
 
-# One-hot class bits of the class string (one byte per character).
-_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
+# One-hot class bits of the class string (one byte per character). Placed so that every test of a
+# neighbour needs one of two shifts: the previous character's space, punctuation and letter bits
+# land on this one's punctuation, newline and upper-case bits by ``x << 9`` (folded punctuation,
+# newlines after punctuation, case changes), the next character's folding and letter bits on this
+# one's space and punctuation bits by ``x >> 11`` (a single space before a word, folded punctuation).
+_SPACE, _PUNCT, _NEWLINE, _FOLDS_SPACE, _LETTER, _UPPER, _DIGIT = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
 #: code points a :class:`CharCosts` table covers: the Basic Multilingual Plane
 _PLANE = 0x10000
 #: texts of at least this many characters are counted by one numpy lookup per character, shorter
@@ -122,34 +126,13 @@ def _mask(bits: int) -> int:
 _ONEHOT, _SCRIPT, _CONTINUATION = _tables()
 _M_LETTERS = _mask(_LETTER | _UPPER)  # popcount counts an upper-case letter twice
 _M_LETTER = _mask(_LETTER)
+_M_UPPER = _mask(_UPPER)
 _M_DIGIT = _mask(_DIGIT)
 _FOUR_DIGITS = bytes([_DIGIT]) * 4  # four digits in a row in the one-hot class string
 _FOUR_CODE_DIGITS = b"\x01" * 4  # ... and in the long path's class codes (medium_lookup.DIGIT)
 _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
-
-
-_DIGIT_BITS = bytes(1 if c == _DIGIT else 0 for c in range(256))  # one-hot class -> 1 for a digit, else 0
-
-
-def _digits_past_three(classes: bytes) -> int:
-    """How many digits of a one-hot class string come after the third of their run (the short path's count).
-
-    cl100k cuts a digit run into pieces of up to three digits (``\\p{N}{1,3}``) and every such piece
-    is one token, so a run of ``n`` digits is ``ceil(n / 3)`` tokens: one for the run, and about
-    one per three digits past the third. Only runs of four digits or more count, and all of them
-    lie between the first and the last four digits in a row (two substring searches): that
-    stretch, as one bit per digit, counts the digits whose three characters before are digits
-    too by two shifts and two ANDs. The long path counts the same with numpy
-    (:func:`aptmem.tokens.medium_lookup.digits_past_three`).
-    """
-    first = classes.find(_FOUR_DIGITS)
-    if first < 0:
-        return 0
-    digits = int.from_bytes(classes[first:classes.rfind(_FOUR_DIGITS) + 4].translate(_DIGIT_BITS), "little")
-    digits &= digits << 8
-    return (digits & (digits << 16)).bit_count()
 
 
 def _class_pattern(table: bytes, cost: int) -> re.Pattern[str]:
@@ -343,24 +326,30 @@ class MediumEstimator:
                 classes = raw.translate(_ONEHOT, _CONTINUATION)
                 estimate = self._non_ascii(text, raw)
             x = int.from_bytes(classes, "little")
-            before = x << 8
-            r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
+            r = x ^ (x & (x << 8))  # where a run of each class starts (x & ~before without a negative number: faster)
+            prev = x << 9  # the previous character's space / punctuation / letter bit on this one's punctuation / newline / upper bit
+            nxt = x >> 11  # the next character's folding / letter bit on this one's space / punctuation bit
             # The runs a neighbour folds in, dropped with an AND and an XOR (one popcount where a
             # difference of two took two): newlines after punctuation, single spaces before a word or
             # punctuation. A punctuation run that starts after a non-space and is followed by a letter
             # (so one character long) is folded into the word: counted apart, taken from punct runs.
             newlines = r & _M_NEWLINE
-            newlines ^= newlines & (x << 10)
+            newlines ^= newlines & prev
             spaces = r & _M_SPACE
-            spaces ^= spaces & (x >> 10)
+            spaces ^= spaces & nxt
             punct_runs = r & _M_PUNCT
-            folded = punct_runs & (x >> 5)  # the next character's letter bit
-            folded = (folded ^ (folded & (x << 7))).bit_count()  # not after a space
-            if _FOUR_DIGITS in classes:  # (most texts have no run of four digits: one substring search)
-                estimate += w[1] * _digits_past_three(classes)
+            folded = punct_runs & nxt
+            folded = (folded ^ (folded & prev)).bit_count()
+            digit_runs = (r & _M_DIGIT).bit_count()
+            if digit_runs and _FOUR_DIGITS in classes:  # (most texts have no run of four digits: one substring search)
+                # digits_past_three: cl100k cuts a digit run in pieces of up to three digits, each one
+                # token; a digit whose three characters before are digits too, by two shifts and ANDs
+                digits = x & _M_DIGIT
+                digits &= digits << 8
+                estimate += w[1] * (digits & (digits << 16)).bit_count()
             estimate += (w[0] * (x & _M_LETTERS).bit_count()
-                         + w[8] * (r & _M_LETTER).bit_count() + w[9] * ((r >> 1) & before & _M_LETTER).bit_count()
-                         + w[10] * (r & _M_DIGIT).bit_count() + w[11] * newlines.bit_count()
+                         + w[8] * (r & _M_LETTER).bit_count() + w[9] * (r & prev & _M_UPPER).bit_count()
+                         + w[10] * digit_runs + w[11] * newlines.bit_count()
                          + w[12] * (punct_runs.bit_count() - folded) + w[13] * spaces.bit_count()
                          + w[14] * folded)
         n = int(estimate + 0.5)
