@@ -29,13 +29,12 @@ FEATURES = (
     "other_extra_bytes",   # every other non-ASCII character, weighted by its UTF-8 length - 1
     "two_token_chars",     # non-ASCII characters the reference tokenizer encodes alone in two tokens
     "three_token_chars",   # ... and in three (a rare ideograph or syllable: one token per UTF-8 byte)
-    "letter_runs",         # runs of letters: about the words
+    "letter_runs",         # runs of letters (about the words), and single punctuation characters folded into the word after them
     "case_changes",        # upper case right after lower case: camelCase, base64, keys
     "digit_runs",          # runs of digits: each starts a group of three
     "newline_runs",        # runs of newlines, but those right after punctuation (its piece takes them)
-    "punct_runs",          # runs of punctuation, but a single one between a non-space and a letter (folded_punct)
+    "punct_runs",          # runs of punctuation, but a single one between a non-space and a letter (``/src``, ``.py``)
     "space_runs",          # runs of spaces (space, tab, CR, VT, FF), but a single space before a letter or punctuation
-    "folded_punct",        # a single punctuation character between a non-space and a letter: in the word's piece (``/src``, ``.py``)
 )
 
 CONSTANTS_FILE = "medium_constants.json"
