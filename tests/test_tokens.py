@@ -150,7 +150,7 @@ def test_medium_features_of_a_known_string() -> None:
     named = dict(zip(FEATURES, features("Hi 12!\n帮，é")))
     # An upper-case letter counts twice among the letters; 帮 is two cl100k tokens alone, ， and é one;
     # the newline right after "!" is folded into its piece.
-    assert named == {"letters": 3, "digit_fours": 0, "han": 1, "kana_wide": 1, "hangul": 0,
+    assert named == {"letters": 3, "digits_past_three": 0, "han": 1, "kana_wide": 1, "hangul": 0,
                      "other_extra_bytes": 1, "two_token_chars": 1, "three_token_chars": 0, "letter_runs": 1,
                      "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1}
     runs = dict(zip(FEATURES, features("aGVsbG8 worldFoo  12345\n\nカナ 한국")))
@@ -170,9 +170,9 @@ def test_medium_features_of_a_known_string() -> None:
     ("a.b", "letter_runs", 3), ("src/x.py", "letter_runs", 5), ("(self", "letter_runs", 2), ("f(self", "letter_runs", 3),
     ("f((self", "punct_runs", 1), ("f((self", "letter_runs", 2), ("1.5", "punct_runs", 1), ("a.", "punct_runs", 1),
     ("\n.x", "letter_runs", 2), ("a.é", "punct_runs", 1),
-    # digit runs are cut in pieces of up to three digits, one token each: a run of four or more is more than one
-    ("123", "digit_fours", 0), ("12345", "digit_fours", 1), ("1234 5678 9", "digit_fours", 2),
-    ("2024-06-03T08:14:55Z", "digit_fours", 1), ("x1234567890", "digit_fours", 2), ("12345678", "digit_fours", 2),
+    # digit runs are cut in pieces of up to three digits, one token each: the digits past the third count
+    ("123", "digits_past_three", 0), ("12345", "digits_past_three", 2), ("1234 5678 9", "digits_past_three", 2),
+    ("2024-06-03T08:14:55Z", "digits_past_three", 1), ("x1234567890", "digits_past_three", 7),
 ])
 def test_medium_folds_what_the_pretokenizer_folds(text: str, feature: str, value: int) -> None:
     # cl100k's pieces take a single space before a word or punctuation, one punctuation character between a

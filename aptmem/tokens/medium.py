@@ -244,7 +244,7 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     lookup = _numpy_lookup()
     codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
     out = lookup.code_features(codes)
-    out[1] = codes.count(_FOUR_CODE_DIGITS)
+    out[1] = lookup.digits_past_three(codes)
     if not text.isascii():
         out[2:8] = _non_ascii_features(costs or _default_costs(), text, raw)
     return tuple(out)
@@ -342,8 +342,12 @@ class MediumEstimator:
             folded = punct_runs & nxt
             folded ^= folded & prev
             digit_runs = (r & _M_DIGIT).bit_count()
-            if digit_runs:
-                estimate += w[1] * classes.count(_FOUR_DIGITS)  # digit_fours: one C loop
+            if digit_runs and _FOUR_DIGITS in classes:  # (most texts have no run of four digits: one substring search)
+                # digits_past_three: cl100k cuts a digit run in pieces of up to three digits, each one
+                # token; a digit whose three characters before are digits too, by two shifts and ANDs
+                digits = x & _M_DIGIT
+                digits &= digits << 8
+                estimate += w[1] * (digits & (digits << 16)).bit_count()
             estimate += (w[0] * (x & _M_LETTERS).bit_count()
                          + w[8] * ((r & _M_LETTER) | folded).bit_count() + w[9] * (r & prev & _M_UPPER).bit_count()
                          + w[10] * digit_runs + w[11] * newlines.bit_count()
@@ -372,7 +376,9 @@ class MediumEstimator:
             codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
             estimate = self._non_ascii(text, raw)
         estimate += float(lookup.class_histogram(codes).dot(self._table))
-        return estimate + self._weights[1] * codes.count(_FOUR_CODE_DIGITS)
+        if _FOUR_CODE_DIGITS in codes:  # (numpy's calls cost microseconds: only for a text with such a run)
+            estimate += self._weights[1] * lookup.digits_past_three(codes)
+        return estimate
 
     def __repr__(self) -> str:
         return f"MediumEstimator(path={self._path!r})" if self._path else "MediumEstimator()"

@@ -22,7 +22,7 @@ __all__ = ["CONSTANTS_FILE", "FEATURES", "MediumConstants", "decode_constants", 
 #: whose weights came out the same when fitted apart share one feature (one pass over the text).
 FEATURES = (
     "letters",             # ASCII letters, an upper-case one counted twice
-    "digit_fours",         # runs of four ASCII digits in a row, not overlapping: digit runs are cut in pieces of three
+    "digits_past_three",   # ASCII digits after the third of a run: cut in groups of three, one token each
     "han",                 # code points U+4000..U+9FFF (UTF-8 lead bytes E4..E9): CJK ideographs
     "kana_wide",           # U+3000..U+3FFF and U+F000..U+FFFF: CJK punctuation, kana, full- and half-width forms
     "hangul",              # U+A000..U+DFFF (lead bytes EA..ED): Hangul syllables
