@@ -5,9 +5,13 @@ letters with the space before it, up to three digits, a run of punctuation, a ru
 newlines), then merges each piece into as few vocabulary tokens as it can. So the estimate is a
 linear formula over
 
-* how many characters of each class the text holds (letters, an upper-case one twice; digits,
-  which the tokenizer cuts in groups of three; punctuation; Han characters; CJK punctuation, kana
-  and full-width forms; Hangul; the extra UTF-8 bytes of every other non-ASCII character),
+* how many characters of each class the text holds (letters, an upper-case one twice; Han
+  characters; CJK punctuation, kana and full-width forms; Hangul; the extra UTF-8 bytes of every
+  other non-ASCII character; punctuation characters are not counted: fitted apart, once their
+  runs and the folds below are counted, their weight came out 0), and the digits past the third
+  of a run: the tokenizer cuts a digit run in pieces of up to three digits (``\\p{N}{1,3}``),
+  every one a token, so a run costs one token and about one more per three digits past the
+  third (fitted 0.333 a digit),
 * how many non-ASCII characters the tokenizer cannot encode alone in one token: a byte-level
   BPE gives a common ideograph one token and a rare one two or three (its UTF-8 bytes). Which
   characters those are is read off the reference tokenizer's vocabulary
@@ -15,8 +19,8 @@ linear formula over
   are one token, 12,396 two and 8,047 three, which is why a list of names costs more per
   character than prose, and
 * how many runs of each class it holds (a run of letters is about a word; a change from lower
-  to upper case inside one marks camelCase, base64 or a key; a digit run starts a group of
-  three; a punctuation run is a piece of its own; runs of non-ASCII characters are not counted:
+  to upper case inside one marks camelCase, base64 or a key; a digit run starts a piece; a
+  punctuation run is a piece of its own; runs of non-ASCII characters are not counted:
   fitted apart, their weight came out 0 once the characters' own costs are counted). A run of
   spaces or of newlines is a piece too, except where the tokenizer folds it into its neighbour: a single
   space before a word or punctuation (`` word``), newlines right after punctuation (``{\\n``).
@@ -36,9 +40,10 @@ character. Then one of two paths, which count the same (tests/test_medium_lookup
 * short texts (under ``NUMPY_FROM`` characters): the class string, one one-hot bit per class,
   is read as one big integer ``x``; ``x & mask`` with a per-feature mask and ``int.bit_count``
   give each class's size, and ``x ^ (x & (x << 8))`` marks where a run of each class starts,
-  counted the same way (shifted against the neighbours: where upper case follows lower case,
-  and which runs a neighbour folds in). Ten popcounts, each about 1 ns a character (CPython's
-  ``bit_count`` is not one instruction), but a fraction of a microsecond a call;
+  counted the same way (shifted against the neighbours, by one of two shifts: where upper case
+  follows lower case, and which runs a neighbour folds in). Seven popcounts, and an eighth where
+  the text has four digits in a row (one substring search tells), each about 1 ns a character
+  (CPython's ``bit_count`` is not one instruction), but a fraction of a microsecond a call;
 * long texts: every character's neighbourhood (its class and its neighbours') is one byte, and
   one numpy ``bincount`` of those bytes times each neighbourhood's summed weights is the
   estimate (:mod:`aptmem.tokens.medium_lookup`): about 7 ns a character on a loaded machine,
@@ -48,13 +53,21 @@ Non-ASCII text adds one translate for its scripts and two regular-expression sca
 classes compiled once) for its two- and three-token characters, or, from ``COSTS_NUMPY_FROM``
 non-ASCII characters, one numpy lookup of each code point's script and cost.
 
-Measured side by side with tiktoken and main's tier (``python benchmarks/medium_against.py
---repeats 15``: the token measurement's corpus, 60 texts a kind, the best of 15 timings per text,
-load 4.9 on 2 cores): 8.6x tiktoken over all kinds, where main's tier of 13 popcounts and regex
-scans ran 6.2x in the same run (1.4x faster); 12.8x on code, 11.9x on logs, 10.4x on JSON,
-6.3x on mixed replies, 6.0x on English prose, 5.5x on Chinese. Most of those texts are a few
-hundred characters, where tiktoken itself costs only tens of microseconds and both paths'
-per-call costs count: the tier is not 10x faster than tiktoken on every kind.
+Measured side by side with tiktoken and the previous tier (``python benchmarks/medium_against.py
+--rev main --repeats 15``: the token measurement's corpus, 60 texts a kind, the best of 15 timings
+per text, each counter first in turn; load 8.9 on 2 cores): 8.1x tiktoken over all kinds, 11.5x
+on code, 10.8x on logs, 9.2x on JSON, 6.4x on Chinese, 6.3x on mixed replies, 5.9x on English
+prose. The previous tier (no folded punctuation, a weight per digit) ran 9.4x in the same run:
+this one is 0.86x its speed, the price of counting digits past the third of a run (about 0.4 us
+a text that has four digits in a row, and a few microseconds for a long one with many) and of
+the folded punctuation, for less error on text it was not fitted on: leave one kind out at most
+7.3% (was 9.4%), held-out files 7.7% (was 10.1%), the real transcripts' kinds 9.97% (was 15.5%:
+pi's edit confirmations; ``benchmarks/calibrate_tokens.py``, ``benchmarks/medium_real_text.py``). The tier is not 10x faster than tiktoken on prose: a text of
+about 400 characters takes tiktoken about 40 us at that load, and the big-integer path's
+operations each cost a fixed part of that (measured at load 8.9 on a 396-character text: the
+translate 0.35 us, reading the class string as an integer 0.69, a shift 0.21, an AND or XOR
+0.11, a popcount 0.64), about 7 us in all; a tenth of tiktoken would leave room for about four
+popcounts and no shift.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ and bits 0 and 1 together say "a letter"; the next character matters only throug
 bits. So ``code = prev << 5 | cur << 2 | (next & 3)``, 256 neighbourhoods. numpy builds the codes
 of a whole text in three vector operations on the class bytes (one ``bytes.translate``, no copy
 into numpy) and counts them with one ``bincount``: about 7 ns a character on a loaded 2-core
-machine (the bincount is most of it), against 15-20 for ten big-integer popcounts, but several
+machine (the bincount is most of it), against 15-20 for seven big-integer popcounts and their shifts, but several
 microseconds a call, so short texts keep the big-integer path (the crossover is measured by
 ``benchmarks/medium_crossover.py``: about 1,000 characters).
 
@@ -90,7 +90,7 @@ CLASS_CODES = _class_codes()
 TRIPLE_FEATURES = np.array([_increments(code >> 5, (code >> 2) & 7, code & 3) for code in range(256)], dtype=np.int64)
 _FOUR_DIGITS, _DIGIT_RUN = bytes([DIGIT]) * 4, re.compile(re.escape(bytes([DIGIT])) + b"+")
 #: runs of four digits or more counted one by one, before numpy counts them all
-_RUNS_ONE_BY_ONE = 3
+_RUNS_ONE_BY_ONE = 4
 _EDGE = bytes([OTHER])  # before the first character and after the last: no neighbour
 _U32, _U4, _U3 = np.uint8(32), np.uint8(4), np.uint8(3)
 
