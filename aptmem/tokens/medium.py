@@ -5,9 +5,13 @@ letters with the space before it, up to three digits, a run of punctuation, a ru
 newlines), then merges each piece into as few vocabulary tokens as it can. So the estimate is a
 linear formula over
 
-* how many characters of each class the text holds (letters, an upper-case one twice; digits,
-  which the tokenizer cuts in groups of three; punctuation; Han characters; CJK punctuation, kana
-  and full-width forms; Hangul; the extra UTF-8 bytes of every other non-ASCII character),
+* how many characters of each class the text holds (letters, an upper-case one twice; Han
+  characters; CJK punctuation, kana and full-width forms; Hangul; the extra UTF-8 bytes of every
+  other non-ASCII character; punctuation characters are not counted: fitted apart, once their
+  runs and the folds below are counted, their weight came out 0), and the digits past the third
+  of a run: the tokenizer cuts a digit run in pieces of up to three digits (``\\p{N}{1,3}``),
+  every one a token, so a run costs one token and about one more per three digits past the
+  third (fitted 0.333 a digit),
 * how many non-ASCII characters the tokenizer cannot encode alone in one token: a byte-level
   BPE gives a common ideograph one token and a rare one two or three (its UTF-8 bytes). Which
   characters those are is read off the reference tokenizer's vocabulary
@@ -15,14 +19,15 @@ linear formula over
   are one token, 12,396 two and 8,047 three, which is why a list of names costs more per
   character than prose, and
 * how many runs of each class it holds (a run of letters is about a word; a change from lower
-  to upper case inside one marks camelCase, base64 or a key; a digit run starts a group of
-  three; a punctuation run is a piece of its own; runs of non-ASCII characters are not counted:
+  to upper case inside one marks camelCase, base64 or a key; a digit run starts a piece; a
+  punctuation run is a piece of its own; runs of non-ASCII characters are not counted:
   fitted apart, their weight came out 0 once the characters' own costs are counted). A run of
   spaces or of newlines is a piece too, except where the tokenizer folds it into its neighbour: a single
-  space before a word or punctuation (`` word``), an underscore between a non-space and a word
-  (``_name``: the vocabulary has those pieces; other punctuation there, ``/path``, ``.py``, is
-  folded by the pretokenizer too, but the vocabulary has it less often and it fitted worse),
-  newlines right after punctuation (``{\\n``).
+  space before a word or punctuation (`` word``), newlines right after punctuation (``{\\n``).
+  A single punctuation character after a non-space and before a letter is folded into the word
+  too (cl100k's ``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+``: ``/src``, ``.py``, ``(self``, ``_name``): no
+  punctuation run; counted with the letter runs, since the vocabulary has only some of those pieces
+  (fitted as a feature of its own, its weight came out 0.556 tokens, a letter run's 0.600).
 
 Weights are fitted by :mod:`aptmem.tokens.calibration.medium_fit` on a broad corpus and shipped
 in ``medium_constants.json``; classes whose weights came out equal when fitted apart share one
@@ -35,9 +40,10 @@ character. Then one of two paths, which count the same (tests/test_medium_lookup
 * short texts (under ``NUMPY_FROM`` characters): the class string, one one-hot bit per class,
   is read as one big integer ``x``; ``x & mask`` with a per-feature mask and ``int.bit_count``
   give each class's size, and ``x ^ (x & (x << 8))`` marks where a run of each class starts,
-  counted the same way (shifted against the neighbours: where upper case follows lower case,
-  and which runs a neighbour folds in). Ten popcounts, each about 1 ns a character (CPython's
-  ``bit_count`` is not one instruction), but a fraction of a microsecond a call;
+  counted the same way (shifted against the neighbours, by one of two shifts: where upper case
+  follows lower case, and which runs a neighbour folds in). Seven popcounts, and an eighth where
+  the text has four digits in a row (one substring search tells), each about 1 ns a character
+  (CPython's ``bit_count`` is not one instruction), but a fraction of a microsecond a call;
 * long texts: every character's neighbourhood (its class and its neighbours') is one byte, and
   one numpy ``bincount`` of those bytes times each neighbourhood's summed weights is the
   estimate (:mod:`aptmem.tokens.medium_lookup`): about 7 ns a character on a loaded machine,
@@ -47,13 +53,21 @@ Non-ASCII text adds one translate for its scripts and two regular-expression sca
 classes compiled once) for its two- and three-token characters, or, from ``COSTS_NUMPY_FROM``
 non-ASCII characters, one numpy lookup of each code point's script and cost.
 
-Measured side by side with tiktoken and main's tier (``python benchmarks/medium_against.py
---repeats 15``: the token measurement's corpus, 60 texts a kind, the best of 15 timings per text,
-load 4.9 on 2 cores): 8.6x tiktoken over all kinds, where main's tier of 13 popcounts and regex
-scans ran 6.2x in the same run (1.4x faster); 12.8x on code, 11.9x on logs, 10.4x on JSON,
-6.3x on mixed replies, 6.0x on English prose, 5.5x on Chinese. Most of those texts are a few
-hundred characters, where tiktoken itself costs only tens of microseconds and both paths'
-per-call costs count: the tier is not 10x faster than tiktoken on every kind.
+Measured side by side with tiktoken and the previous tier (``python benchmarks/medium_against.py
+--rev main --repeats 15``: the token measurement's corpus, 60 texts a kind, the best of 15 timings
+per text, each counter first in turn; load 8.9 on 2 cores): 8.1x tiktoken over all kinds, 11.5x
+on code, 10.8x on logs, 9.2x on JSON, 6.4x on Chinese, 6.3x on mixed replies, 5.9x on English
+prose. The previous tier (no folded punctuation, a weight per digit) ran 9.4x in the same run:
+this one is 0.86x its speed, the price of counting digits past the third of a run (about 0.4 us
+a text that has four digits in a row, and a few microseconds for a long one with many) and of
+the folded punctuation, for less error on text it was not fitted on: leave one kind out at most
+7.3% (was 9.4%), held-out files 7.7% (was 10.1%), the real transcripts' kinds 9.97% (was 15.5%:
+pi's edit confirmations; ``benchmarks/calibrate_tokens.py``, ``benchmarks/medium_real_text.py``). The tier is not 10x faster than tiktoken on prose: a text of
+about 400 characters takes tiktoken about 40 us at that load, and the big-integer path's
+operations each cost a fixed part of that (measured at load 8.9 on a 396-character text: the
+translate 0.35 us, reading the class string as an integer 0.69, a shift 0.21, an AND or XOR
+0.11, a popcount 0.64), about 7 us in all; a tenth of tiktoken would leave room for about four
+popcounts and no shift.
 """
 
 from __future__ import annotations
@@ -69,8 +83,12 @@ from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_const
 
 __all__ = ["COSTS_NUMPY_FROM", "FEATURES", "NUMPY_FROM", "CharCosts", "MediumEstimator", "features"]
 
-# One-hot class bits of the class string (one byte per character).
-_LETTER, _UPPER, _DIGIT, _PUNCT, _SPACE, _NEWLINE, _FOLDS_SPACE, _UNDERSCORE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+# One-hot class bits of the class string (one byte per character). Placed so that every test of a
+# neighbour needs one of two shifts: the previous character's space, punctuation and letter bits
+# land on this one's punctuation, newline and upper-case bits by ``x << 9`` (folded punctuation,
+# newlines after punctuation, case changes), the next character's folding and letter bits on this
+# one's space and punctuation bits by ``x >> 11`` (a single space before a word, folded punctuation).
+_SPACE, _PUNCT, _NEWLINE, _FOLDS_SPACE, _LETTER, _UPPER, _DIGIT = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40
 #: code points a :class:`CharCosts` table covers: the Basic Multilingual Plane
 _PLANE = 0x10000
 #: texts of at least this many characters are counted by one numpy lookup per character, shorter
@@ -101,7 +119,6 @@ def _tables() -> tuple[bytes, bytes, bytes]:
     for c in b" \t\r\x0b\x0c":
         onehot[c] = _SPACE
     onehot[ord("\n")] = _NEWLINE
-    onehot[ord("_")] = _PUNCT | _UNDERSCORE | _FOLDS_SPACE
     script = bytearray(b"." * 256)
     for c in range(0x80, 0x100):  # lead bytes of other non-ASCII characters (and stray bytes)
         script[c] = ord("x")
@@ -122,11 +139,13 @@ def _mask(bits: int) -> int:
 _ONEHOT, _SCRIPT, _CONTINUATION = _tables()
 _M_LETTERS = _mask(_LETTER | _UPPER)  # popcount counts an upper-case letter twice
 _M_LETTER = _mask(_LETTER)
+_M_UPPER = _mask(_UPPER)
 _M_DIGIT = _mask(_DIGIT)
+_FOUR_DIGITS = bytes([_DIGIT]) * 4  # four digits in a row in the one-hot class string
+_FOUR_CODE_DIGITS = b"\x01" * 4  # ... and in the long path's class codes (medium_lookup.DIGIT)
 _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
-_M_UNDERSCORE = _mask(_UNDERSCORE)
 
 
 def _class_pattern(table: bytes, cost: int) -> re.Pattern[str]:
@@ -236,9 +255,11 @@ def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     """
     raw = text.encode("utf-8", "surrogatepass")
     lookup = _numpy_lookup()
-    out = lookup.code_features(raw.translate(lookup.CLASS_CODES, _CONTINUATION))
+    codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
+    out = lookup.code_features(codes)
+    out[1] = lookup.digits_past_three(codes)
     if not text.isascii():
-        out[3:9] = _non_ascii_features(costs or _default_costs(), text, raw)
+        out[2:8] = _non_ascii_features(costs or _default_costs(), text, raw)
     return tuple(out)
 
 
@@ -318,23 +339,32 @@ class MediumEstimator:
                 classes = raw.translate(_ONEHOT, _CONTINUATION)
                 estimate = self._non_ascii(text, raw)
             x = int.from_bytes(classes, "little")
-            before = x << 8
-            r = x ^ (x & before)  # (x & ~before without a negative number: much faster)
+            r = x ^ (x & (x << 8))  # where a run of each class starts (x & ~before without a negative number: faster)
+            prev = x << 9  # the previous character's space / punctuation / letter bit on this one's punctuation / newline / upper bit
+            nxt = x >> 11  # the next character's folding / letter bit on this one's space / punctuation bit
             # The runs a neighbour folds in, dropped with an AND and an XOR (one popcount where a
             # difference of two took two): newlines after punctuation, single spaces before a word or
-            # punctuation, and underscores between a non-space and a letter (subtracted from punct runs).
+            # punctuation. A punctuation run that starts after a non-space and is followed by a letter
+            # (so one character long) is folded into the word: taken from the punctuation runs (its
+            # bits are among theirs: an XOR) and counted with the letter runs (other bits: an OR).
             newlines = r & _M_NEWLINE
-            newlines ^= newlines & (x << 10)
+            newlines ^= newlines & prev
             spaces = r & _M_SPACE
-            spaces ^= spaces & (x >> 10)
-            underscores = r & _M_UNDERSCORE & (x >> 1)
-            underscores ^= underscores & (x << 11)
-            estimate += (w[0] * (x & _M_LETTERS).bit_count() + w[1] * (x & _M_DIGIT).bit_count()
-                         + w[2] * (x & _M_PUNCT).bit_count()
-                         + w[9] * (r & _M_LETTER).bit_count() + w[10] * ((r >> 1) & before & _M_LETTER).bit_count()
-                         + w[11] * (r & _M_DIGIT).bit_count() + w[12] * newlines.bit_count()
-                         + w[13] * ((r & _M_PUNCT).bit_count() - underscores.bit_count())
-                         + w[14] * spaces.bit_count())
+            spaces ^= spaces & nxt
+            punct_runs = r & _M_PUNCT
+            folded = punct_runs & nxt
+            folded ^= folded & prev
+            digit_runs = (r & _M_DIGIT).bit_count()
+            if digit_runs and _FOUR_DIGITS in classes:  # (most texts have no run of four digits: one substring search)
+                # digits_past_three: cl100k cuts a digit run in pieces of up to three digits, each one
+                # token; a digit whose three characters before are digits too, by two shifts and ANDs
+                digits = x & _M_DIGIT
+                digits &= digits << 8
+                estimate += w[1] * (digits & (digits << 16)).bit_count()
+            estimate += (w[0] * (x & _M_LETTERS).bit_count()
+                         + w[8] * ((r & _M_LETTER) | folded).bit_count() + w[9] * (r & prev & _M_UPPER).bit_count()
+                         + w[10] * digit_runs + w[11] * newlines.bit_count()
+                         + w[12] * (punct_runs ^ folded).bit_count() + w[13] * spaces.bit_count())
         n = int(estimate + 0.5)
         return n if n or not text else 1
 
@@ -343,7 +373,7 @@ class MediumEstimator:
         w = self._weights
         assert w is not None
         han, wide, hangul, other, two, three = _non_ascii_features(self.costs, text, raw)
-        return w[3] * han + w[4] * wide + w[5] * hangul + w[6] * other + w[7] * two + w[8] * three
+        return w[2] * han + w[3] * wide + w[4] * hangul + w[5] * other + w[6] * two + w[7] * three
 
     def _count_long(self, text: str) -> float:
         """The estimate of a long text, unrounded: one lookup per character (:mod:`aptmem.tokens.medium_lookup`)."""
@@ -352,10 +382,16 @@ class MediumEstimator:
             assert self._weights is not None
             self._table = lookup.weight_table(self._weights)
         if text.isascii():  # (a translate that deletes nothing is faster)
-            return float(lookup.class_histogram(text.encode("ascii").translate(lookup.CLASS_CODES)).dot(self._table))
-        raw = text.encode("utf-8", "surrogatepass")
-        estimate = float(lookup.class_histogram(raw.translate(lookup.CLASS_CODES, _CONTINUATION)).dot(self._table))
-        return estimate + self._non_ascii(text, raw)
+            codes = text.encode("ascii").translate(lookup.CLASS_CODES)
+            estimate = 0.0
+        else:
+            raw = text.encode("utf-8", "surrogatepass")
+            codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
+            estimate = self._non_ascii(text, raw)
+        estimate += float(lookup.class_histogram(codes).dot(self._table))
+        if _FOUR_CODE_DIGITS in codes:  # (numpy's calls cost microseconds: only for a text with such a run)
+            estimate += self._weights[1] * lookup.digits_past_three(codes)
+        return estimate
 
     def __repr__(self) -> str:
         return f"MediumEstimator(path={self._path!r})" if self._path else "MediumEstimator()"

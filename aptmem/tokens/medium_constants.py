@@ -22,19 +22,18 @@ __all__ = ["CONSTANTS_FILE", "FEATURES", "MediumConstants", "decode_constants", 
 #: whose weights came out the same when fitted apart share one feature (one pass over the text).
 FEATURES = (
     "letters",             # ASCII letters, an upper-case one counted twice
-    "digits",              # ASCII digits: cut in groups of three
-    "punct",               # ASCII punctuation (and control characters)
+    "digits_past_three",   # ASCII digits after the third of a run: cut in groups of three, one token each
     "han",                 # code points U+4000..U+9FFF (UTF-8 lead bytes E4..E9): CJK ideographs
     "kana_wide",           # U+3000..U+3FFF and U+F000..U+FFFF: CJK punctuation, kana, full- and half-width forms
     "hangul",              # U+A000..U+DFFF (lead bytes EA..ED): Hangul syllables
     "other_extra_bytes",   # every other non-ASCII character, weighted by its UTF-8 length - 1
     "two_token_chars",     # non-ASCII characters the reference tokenizer encodes alone in two tokens
     "three_token_chars",   # ... and in three (a rare ideograph or syllable: one token per UTF-8 byte)
-    "letter_runs",         # runs of letters: about the words
+    "letter_runs",         # runs of letters (about the words), and single punctuation characters folded into the word after them
     "case_changes",        # upper case right after lower case: camelCase, base64, keys
     "digit_runs",          # runs of digits: each starts a group of three
     "newline_runs",        # runs of newlines, but those right after punctuation (its piece takes them)
-    "punct_runs",          # runs of punctuation, but an underscore between a non-space and a letter (``_name``)
+    "punct_runs",          # runs of punctuation, but a single one between a non-space and a letter (``/src``, ``.py``)
     "space_runs",          # runs of spaces (space, tab, CR, VT, FF), but a single space before a letter or punctuation
 )
 
