@@ -2,19 +2,57 @@
 
 A fact is found by its value, not by its verb: "Service atlas-rpc listens on port 31234",
 "项目atlas的负责人是王伟芳", ``# deploy key: dk_9f2c...`` and a JSON field ``"port": 31234``
-all state one. Values are recognised by their shape (URLs, paths, keys with a prefix, hex ids,
-ticket ids, version pins, dates, e-mail addresses, ``NAME=value`` assignments, numbers, and
-names after a copula in English or Chinese); preferences and decisions with a reason are facts
-whose value is the statement itself.
+all state one. Preferences and decisions with a reason are facts whose value is the statement itself.
+
+What a coding agent handles, written down before the rules (from config and log formats, not
+from any workload), and what recognises each:
+
+Shapes of values (:data:`_SHAPES`; each has unit tests of its own examples in ``tests/test_fact_shapes.py``):
+
+* identifiers of every form: secrets and keys with a prefix (``sk_live_...``, ``ghp-...``),
+  ticket ids (``OPS-4821``), UUIDs, ARNs, multi-part names with a digit (hosts, topics, buckets,
+  queues: ``pg-ledger-7.db8.internal``, ``acme.prod.v2``), digit-led ones (a migration
+  ``20240511_0930_add_invoices``), snake_case and CamelCase ones with a digit
+  (``checkout_v2_enabled``, ``WebFrontendV2``), git branches, container image refs, handles and
+  channels, cloud regions, command-line flags;
+* quantities with units: sizes (``25MB``, ``2944Mi``), durations (``45s``, ``1500ms``, ``30d``),
+  rates (``600 req/min``, ``200rps``), percentages (``0.5%``), k8s resource units (``750m``,
+  ``2Gi``). A quantity a key, a flag or a setting word binds (``timeout: 45s``, ``limit to
+  25MB``) is a setting, kept; one merely reported (``took 45s``, ``p99 480ms``) is a measurement
+  of the moment, not kept;
+* numbers: ports, ids, account numbers (four digits or more), and a shorter number only when a
+  key binds it (``replicas: 5``, ``--workers 12``, ``pool size is now 40``);
+* paths and URLs: absolute, home (``~/``), relative with a file extension or three parts
+  without a leading slash (``secret/data/payments/stripe``), Windows (``C:\\build\\out``),
+  URLs of any scheme, scp-style git remotes (``git@host:org/repo.git``);
+* versions and ranges: ``v2.1``, ``1.4.2``, calendar versions, pins (``fastapi==0.110.2``),
+  ranges and constraints (``^18.2.0``, ``~1.4``, ``>=18.17.0 <21``);
+* hashes: hex ids of 7-64 digits (commits, short SHAs), digests (``sha256:...``);
+* hosts and ports: IPv4 with a port, ``host.domain:5432``, ``localhost:8080``, a bare ``:8443``;
+* e-mail addresses;
+* dates and times: ISO dates and time stamps (with a zone or an offset), ``2025/03/14``,
+  ``March 14, 2025``, ``14 Mar 2025``, a clock time with a zone (``18:00 UTC``);
+* money;
+* enum-like words in key positions: a setting's literal is its value whatever its shape
+  (``log_level: debug``, ``strategy: RollingUpdate``, ``LOG_FORMAT=json``).
+
+Ways a value is stated (:mod:`aptmem.memory.statements` cuts them into statements): ``key:
+value``, ``key=value``, YAML/TOML/env/INI lines (about their section or block key), Markdown and
+CSV tables with a header and column-aligned listings (``kubectl get``, ``docker ps``: each
+cell about the row's first, named by its column), ``--flag value``, log lines (logfmt pairs,
+a ``[component]``), JSON fields, "X is now Y", "moved X to Y", "X -> Y", "from X to Y", and
+sentences with no key word ("ledger talks to postgres on 6543"), in English and Chinese.
 
 Each fact carries what a keeper needs to rank and to update it:
 
 * ``salience``: how likely it is needed again and found nowhere else. A distinctive shape ranks
   high, a quantity (a number with a unit: "2345 ms", "12 次") lowest; a value bound by a copula,
   a colon or an ``=`` ranks higher than one merely mentioned; the user's word counts more.
-* ``anchors``: the statement's content words and identifiers, without its values. A later fact
-  of the same value shape whose identifiers are the same and whose anchors mostly agree is an
-  update of it (:func:`same_slot`): it supersedes it, whatever verb either used.
+* ``attribute``: the key that binds the value (a setting's key, a flag's name, a table's column,
+  the words before "is"), normalised; ``anchors``: the statement's content words and
+  identifiers, without its values. A later fact of the same value family about the same
+  subject and the same attribute updates it (:func:`same_slot`); with no attribute on either
+  side, one whose anchors mostly agree does; whatever verb either used.
 """
 
 from __future__ import annotations
@@ -35,30 +73,59 @@ __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
 _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
-    ("url", re.compile(r"\b(?:https?|wss?|s3|gs|postgres(?:ql)?|mysql|redis|amqp|mongodb)://[^\s\"'<>)\]，。]+", re.ASCII), 3.0),
+    # A URL of any scheme, and an scp-style remote (git@host:org/repo.git).
+    ("url", re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>)\]，。]+|\b[\w.-]+@[\w-]+(?:\.[\w-]+)+:[\w~][\w./~-]*", re.ASCII), 3.0),
+    ("arn", re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:[\w/:.+=@-]*\w", re.ASCII), 3.0),
+    ("digest", re.compile(r"\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]{16,128}\b", re.ASCII), 3.0),
+    ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", re.ASCII), 3.0),
     ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b", re.ASCII), 3.0),
     ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+", re.ASCII), 3.0),
     ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
     ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
-    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b", re.ASCII), 2.5),
+    # A host with a port (db-1.internal:5432, localhost:8080) or a bare listening port (:8443): not a clock time.
+    ("hostport", re.compile(r"(?<![\w.:/@-])(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+)?:\d{2,5}(?![\w.:])", re.ASCII), 3.0),
+    # Absolute and home paths; relative ones with an extension, or of three parts or more; Windows paths.
+    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b"
+                        r"|(?<![\w/:.@-])[A-Za-z_][\w.-]*(?:/[\w.@+-]+){2,}/?|\b[A-Za-z]:\\(?:[\w. -]+\\)*[\w.-]+", re.ASCII), 2.5),
     ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
     # A container image reference (python:3.12-slim, ghcr.io/acme/api:2.4.1): a name, a colon, a tag with a digit.
     ("image", re.compile(r"(?<![\w.:/-])[a-z][a-z0-9.-]*(?:/[a-z0-9._-]+)*:(?=[\w.-]*\d)[A-Za-z0-9][\w.-]*(?<![.-])(?![\w:/])", re.ASCII), 3.0),
     # A cron schedule: five fields of digits, stars, steps and ranges, one of them a star.
     ("cron", re.compile(r"(?<![\w*/,-])(?=[^\n]*\*)(?:[\d*][\d*/,-]*\s){4}[\d*][\d*/,-]*(?![\w*/,-])", re.ASCII), 3.0),
+    # Dates and times: ISO (with a zone or an offset), slashed, month names, a clock time with a zone or am/pm.
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w:])"
+                        r"|\b\d{4}/\d{2}/\d{2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b"
+                        r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}\b"
+                        r"|\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]* \d{4}\b"
+                        r"|(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z][SD]T)\b", re.ASCII), 2.0),
     ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
+    # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
+    ("range", re.compile(r"(?<![\w<>=~^!-])(?:\^|~>?|[<>]=?|!=)\s?v?\d+(?:\.[\w*]+){0,3}(?:,?\s*(?:[<>]=?|!=)\s?\d+(?:\.[\w*]+){0,3})*", re.ASCII), 2.5),
     # A version has a v, three parts or a suffix (v2.1, 1.4.2, 16.6-jammy, v3beta2): a bare "94.0" is a number.
     ("version", re.compile(r"\bv\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b|\b\d+\.\d+(?:\.\d+){1,2}(?:-[\w.]+)?\b"
                            r"|\b\d+\.\d+-[\w.]+\b|\bv\d+(?:alpha|beta|rc|preview)\d*\b", re.ASCII), 2.0),
-    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
+    # A number with a unit: a size, a duration, a rate, a percentage, a k8s resource quantity (2944Mi, 750m).
+    # A setting when a key or a setting word binds it, else a measurement (see _values).
+    ("amount", re.compile(r"(?<![\w.,/-])\d+(?:\.\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
+                          r"B|rps|qps|tps|x)(?![\w%])|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b)"
+                          r"(?:\s?/\s?(?:s|sec|second|min|minute|h|hour|day)\b|\s(?:per|a) (?:second|minute|hour|day)\b)?"
+                          r"|(?<![\w.,/-])\d+(?:\.\d+)?\s?(?:毫秒|秒|分钟|小时|天|周|兆|字节)"
+                          r"|(?<![\w.,/-])\d+(?:\.\d+)?\s(?:req|requests|calls|msgs|messages|events|ops|jobs)\s?(?:/\s?|per )(?:s|sec|second|min|minute|h|hour|day)\b",
+                          re.ASCII), 2.5),
     # A name made of parts, one with a digit (pg-ledger-7.db8.internal, orders.events.v3, app-artifacts-5f1c09):
-    # a host, topic, bucket or queue. After the other shapes, so a URL, path, version or key keeps its own.
+    # a host, topic, bucket or queue; digit-led (20240511_0930_add_invoices), snake_case (checkout_v2_enabled)
+    # or CamelCase (WebFrontendV2) names with a digit. After the other shapes, so a URL, path, version or key keeps its own.
     ("ident", re.compile(r"(?<![\w./:@#-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z]{2})[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*"
-                         r"(?:[.-][A-Za-z0-9]+)(?![\w/@]|[.-]\w)", re.ASCII), 2.5),
-    ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
+                         r"(?:[.-][A-Za-z0-9]+)(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})(?=\w*\d)[A-Za-z0-9]+(?:_[A-Za-z0-9]+){2,}(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})\d+(?:_[A-Za-z0-9]+)+(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=[A-Za-z]*\d)[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\d*(?![\w/@]|[.-]\w)"
+                         # a dotted name of three parts or more (acme.prod.assets, com.acme.billing): a bucket, a package, a host
+                         r"|(?<![\w./:@#-])[a-z][a-z0-9-]+(?:\.[a-z][a-z0-9-]*){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
+    ("number", re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
     # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
     # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
     ("region", re.compile(r"\b[a-z]{2}-(?:north|south|east|west|central)(?:east|west)?-\d{1,2}\b", re.ASCII), 3.0),
@@ -67,6 +134,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("kv", re.compile(r"(?<![\w.-])[a-z][a-z0-9_.]*=(?P<v>[^\s,;'\"&=]{2,})", re.ASCII), 2.5),
 )
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
+#: A short number a key binds ("replicas: 5"): kept, but below every distinctive shape (such settings are many).
+_SHAPE_WEIGHT["count"] = 1.5
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
 _UNIT = re.compile(
     r"\s?(?:ms|s|sec|secs|seconds?|minutes?|min|hours?|h|days?|%|percent|[kKMGT]i?B|bytes?|kb|mb|gb|x|times|"
@@ -79,7 +148,17 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
                        r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
 #: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
 #: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
-_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|limit|limited|cap|capped|throttle[sd]?)|[=:：]|--[a-z][\w-]*)\s*$", re.IGNORECASE)
+_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
+#: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
+#: "set it to 3"): a setting, not a count said in passing ("3 retries", "step 2").
+_BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|becomes|became|set|of)\b|为|是|到|成)\s*[\"']?$", re.IGNORECASE)
+#: The key that binds the value after it, in a structured statement: ``key: value``, ``key = value``, ``--flag value``.
+_KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:=：])\s*[\"']?$")
+#: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
+_MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio)\b|率|耗时|延迟|占用|用时)"
+                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$", re.IGNORECASE)
+_KEY_AFTER = re.compile(r"[\"']?\s*[:=：]\s*\S")
+_FLAG_BEFORE = re.compile(r"--[a-z][\w-]*[\s=]$")
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
@@ -181,6 +260,8 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     update: bool = False
     #: the statement adds to what was said before ("also", "another", "as well", "又"): it updates nothing
     adds: bool = False
+    #: the key that binds the value in a structured statement (a setting's key, a flag's name, a table's column), normalised
+    attribute: str = ""
     #: the old value the statement names as replaced ("from 7.4 to 7.5", "原来是 A"): exactly what it updates
     replaces: str = ""
     #: when it was said (the carrying entry's ts) and where (position in the history)
@@ -232,9 +313,20 @@ def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[s
             end = start + len(value)
             if any(start < b and a < end for a, b in taken) or not value:
                 continue
-            if shape == "number" and (len(value) < 4 or _UNIT_KEY.search(sentence, 0, start)
-                                      or (_UNIT.match(sentence, end) and not _SETS.search(sentence, 0, start))):
-                shape = "quantity"  # a count or a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
+            if shape == "ident" and _KEY_AFTER.match(sentence, end):
+                continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
+            # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
+            flagged = setting is not None or _FLAG_BEFORE.search(sentence, max(0, start - 48), start) is not None
+            if shape == "number" and flagged:
+                shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
+            elif shape == "number":
+                if _UNIT_KEY.search(sentence, 0, start) or (_UNIT.match(sentence, end) and not _SETS.search(sentence, 0, start)):
+                    shape = "quantity"  # a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
+                elif len(value) < 4:  # a short number is a setting only when a key binds it ("replicas: 5")
+                    shape = "count" if _BOUND.search(sentence, 0, start) and not _UNIT.match(sentence, end) else "quantity"
+            elif shape == "amount" and not flagged and (_UNIT_KEY.search(sentence, 0, start) or _MEASURED.search(sentence, 0, start)
+                                                        or not _SETS.search(sentence, 0, start)):
+                shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken.append((start, end))
             found.append((shape, value, start, end))
     if not found:
@@ -302,8 +394,9 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         stance = "decision"
     if stance:  # its value is the whole statement (what was chosen, and why)
         return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
-    if not subject and not anchors:
-        return ()  # a bare value: nothing says what it is
+    if not subject and not anchors and not any(sh == "assign" or _KEY_BEFORE.search(sentence, max(0, s - 64), s)
+                                               for sh, _, s, _ in values):
+        return ()  # a bare value: nothing says what it is (a key before it would)
     # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
     measured = any(shape == "quantity" for shape, _, _, _ in values)
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
@@ -329,9 +422,20 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0
         out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
+                        attribute=value.split("=", 1)[0].lower().replace("_", "-") if shape == "assign" else _attribute(sentence, start, subject),
                         update=_UPDATE.search(sentence) is not None or bool(replaced),
                         adds=_ADDITIVE.search(sentence) is not None, replaces=replaced[-1] if replaced else ""))
     return tuple(out)
+
+
+def _attribute(sentence: str, start: int, subject: Sequence[str]) -> str:
+    """The key that binds the value at ``start`` ("pool_size: 40" -> "pool-size", "--batch-size 250" -> "batch-size"),
+    lowercased, its parts joined by dashes, a part naming the subject left out; "" if no key binds it."""
+    match = _KEY_BEFORE.search(sentence, max(0, start - 64), start)
+    if match is None:
+        return ""
+    parts = [p for p in re.split(r"[._-]+", (match.group(1) or match.group(2)).lower()) if p and p not in subject]
+    return "-".join(parts)
 
 
 def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:
@@ -381,7 +485,7 @@ def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
 #: a setting's literal and the same value said in prose, whose shape was found).
-_FAMILY = {"ip": "number", "pin": "version", "kv": "setting"}
+_FAMILY = {"ip": "number", "pin": "version", "range": "version", "kv": "setting", "count": "number", "hostport": "number"}
 
 
 def family(shape: str) -> str:
@@ -399,6 +503,8 @@ def same_slot(old: Fact, new: Fact) -> bool:
         return False
     if old.shape in ("preference", "decision") or new.adds:
         return False  # a statement-valued fact accumulates; "another one" adds, it does not replace
+    if old.attribute and new.attribute:  # both keyed: the same key is the same slot, another key another slot
+        return old.attribute == new.attribute
     a, b = set(old.anchors), set(new.anchors)
     if not a and not b:
         return True
@@ -423,6 +529,8 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
         if family(old.shape) != family(new.shape) or old.value == new.value \
                 or (old.subject and new.subject and old.subject != new.subject):
             continue
+        if old.attribute and new.attribute and old.attribute != new.attribute:
+            continue  # another key of the same thing ("max-conns" is no update of "timeout")
         theirs = set(old.subject) | set(old.anchors)
         shared = mine & theirs
         if old.subject and not shared & set(old.subject):

@@ -59,6 +59,14 @@ _LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
 _SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$""")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
+_LOGFMT = re.compile(r"""^(?:[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)\s+){1,}[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)$""")
+#: A setting changed in place: ``key: old -> new`` (an arrow between two literals).
+_CHANGE = re.compile(r"^[A-Za-z_][\w. -]{0,40}[:=]\s*\S+\s*(?:->|→|=>)\s*\S+$")
+#: A header of a column-aligned listing (``kubectl get``, ``docker ps``, ``df``): three or more column names
+#: apart by two spaces or more.
+_ALIGNED_HEADER = re.compile(r"^[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?(?: {2,}[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?){2,}$")
+_COLUMN_GAP = re.compile(r" {2,}|\t+")
 #: A Markdown table row, and the rule under its header row.
 _TABLE_ROW = re.compile(r"^\|.*\|$")
 #: A CSV header: three or more comma-separated column names (no spaces, quotes or digits-only cells).
@@ -121,9 +129,20 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     header: list[str] = []  # the header cells of the Markdown table being read
     commit = ""  # the hash of a `git log` entry whose message is still to come
     columns: list[str] = []  # the header of the CSV block being read
+    aligned: list[str] = []  # the header of the column-aligned listing being read
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
+            continue
+        if aligned:
+            cells = _COLUMN_GAP.split(stripped)
+            if len(cells) == len(aligned):
+                yield from _row_statements(cells, aligned)
+                continue
+            aligned = []
+        if _ALIGNED_HEADER.match(stripped) and number + 1 < len(lines) \
+                and len(_COLUMN_GAP.split(lines[number + 1].strip())) == len(_COLUMN_GAP.split(stripped)):
+            aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
             continue
         if _CSV_HEADER.match(stripped):  # a header, also one that starts another block
             columns = stripped.split(",")
@@ -175,6 +194,9 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
+        if _LOGFMT.match(logged) or _CHANGE.match(logged):
+            yield Statement(logged, "log")  # a logfmt line, a setting changed in place: statements as they stand
+            continue
         if carrier == "prose" and _SETTING.match(logged):
             # key = literal, as config files, .env and YAML say a value; under a section, about it
             owner = parents[-1][1] if parents else ""
