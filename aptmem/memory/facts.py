@@ -136,6 +136,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
 #: A short number a key binds ("replicas: 5"): kept, but below every distinctive shape (such settings are many).
 _SHAPE_WEIGHT["count"] = 1.5
+#: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
+_SHAPE_WEIGHT["word"] = 1.5
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
 _UNIT = re.compile(
     r"\s?(?:ms|s|sec|secs|seconds?|minutes?|min|hours?|h|days?|%|percent|[kKMGT]i?B|bytes?|kb|mb|gb|x|times|"
@@ -157,6 +159,14 @@ _KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:
 #: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
 _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio)\b|率|耗时|延迟|占用|用时)"
                        r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$", re.IGNORECASE)
+#: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
+#: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
+#: ("the build is green", "it is running") says how something is, not what it is set to.
+_WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|switched|changed|moved|defaults?)\s+(?:[\w'-]+\s+){0,6}?to\s+|[:=]\s*)"
+                         r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=\s*(?:[.,;!?)]|$))", re.IGNORECASE)
+_STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|green|red|yellow|fine|ok|okay|good|bad|broken|up|down|live|"
+                         r"open|closed|fixed|flaky|slow|fast|true|false|yes|no|on|off|none|null|empty|same|different|new|old|"
+                         r"correct|wrong|right|fine|clean|dirty|stale|current|unknown|here|there|back|out|in|gone|high|low)$")
 _KEY_AFTER = re.compile(r"[\"']?\s*[:=：]\s*\S")
 _FLAG_BEFORE = re.compile(r"--[a-z][\w-]*[\s=]$")
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
@@ -340,6 +350,11 @@ def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[s
             found.append(("name", match.group(group), match.start(group), match.end(group)))
         for match in _NAME_ROLE.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
+    if not found:
+        for match in _WORD_VALUE.finditer(sentence):
+            word = match.group(1)
+            if word.lower() not in _STOP and not _STATE_WORD.search(word.lower()) and len(word) >= 3:
+                found.append(("word", word, match.start(1), match.end(1)))
     if not found and setting is not None:  # a setting's literal is its value, whatever its shape
         literal = setting.group(1).strip("\"'")
         if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS:
