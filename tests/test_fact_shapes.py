@@ -73,6 +73,12 @@ _SHAPES = [
  ("f-arrow", "ledger replicas: 3 -> 5", "5"),
  ("f-nokey", "ledger talks to postgres on 6543.", "6543"),
  ("f-zh", "ledger的超时时间改为90秒。", "90秒"),
+ ("en-prose", "The consistency level for the ledger is quorum.", "quorum"),
+ ("en-now", "The ledger's log level is now debug.", "debug"),
+ ("en-set", "Set the cache eviction policy for orders to lru.", "lru"),
+ ("f-bullet", "Notes from the call:\n- ledger port: 7443\n- orders port: 7444", "7443"),
+ ("f-spaced-key", "Max connections: 250", "250"),
+ ("f-markdown", "The **ledger** pool now listens on `10.4.2.17:6432`.", "10.4.2.17:6432"),
 ]
 
 
@@ -88,6 +94,8 @@ def test_each_shape_and_form_gives_its_value(case: str, text: str, value: str) -
     ("The error rate is 8% this hour.", "8%"),
     ("It retried 3 times before it gave up.", "3"),
     ("Step 2 of the plan is the rollout.", "2"),
+    ("The build is green.", "green"),  # a state, not a setting
+    ("The deploy is running.", "running"),
 ])
 def test_a_reported_quantity_or_a_count_in_passing_is_no_fact(text: str, value: str) -> None:
     assert value not in {f.value for s in statements(text) for f in facts_of(s, by_user=False)}
