@@ -78,6 +78,7 @@ _SHAPES = [
  ("en-set", "Set the cache eviction policy for orders to lru.", "lru"),
  ("f-bullet", "Notes from the call:\n- ledger port: 7443\n- orders port: 7444", "7443"),
  ("f-spaced-key", "Max connections: 250", "250"),
+ ("f-dockerfile", "FROM node:20.11-bookworm AS build\nWORKDIR /app\nEXPOSE 8443", "8443"),
  ("f-markdown", "The **ledger** pool now listens on `10.4.2.17:6432`.", "10.4.2.17:6432"),
 ]
 

@@ -167,6 +167,8 @@ _WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|sw
 _STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|green|red|yellow|fine|ok|okay|good|bad|broken|up|down|live|"
                          r"open|closed|fixed|flaky|slow|fast|true|false|yes|no|on|off|none|null|empty|same|different|new|old|"
                          r"correct|wrong|right|fine|clean|dirty|stale|current|unknown|here|there|back|out|in|gone|high|low)$")
+#: An instruction word that opens a line and binds what follows (Dockerfile ``FROM``, ``EXPOSE``, ``USER``; an HTTP verb).
+_INSTRUCTION = re.compile(r"[A-Z]{3,12}\s+$")
 _KEY_AFTER = re.compile(r"[\"']?\s*[:=：]\s*\S")
 _FLAG_BEFORE = re.compile(r"--[a-z][\w-]*[\s=]$")
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
@@ -432,7 +434,8 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
             continue  # a name bound to nothing we could name
         before = sentence[max(0, start - 24):start]
         label = _LABEL.search(before)
-        bound = 1.0 if _COPULA_EN.search(before) or shape == "name" or (label is not None and (label.group(1) or "").lower() not in _STOP) else 0.0
+        bound = 1.0 if _COPULA_EN.search(before) or shape == "name" or _INSTRUCTION.match(sentence, 0, start) \
+            or (label is not None and (label.group(1) or "").lower() not in _STOP) else 0.0
         salience = _SHAPE_WEIGHT.get(shape, 2.5) + bound + user_bonus + (0.5 if subject else 0.0)
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0

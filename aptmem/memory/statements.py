@@ -65,6 +65,8 @@ _EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
 _LOGFMT = re.compile(r"""^(?:[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)\s+){1,}[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)$""")
+#: A Dockerfile instruction that sets something (``FROM python:3.12-slim``, ``EXPOSE 8443``, ``ENV KEY=value``).
+_INSTRUCTION = re.compile(r"^(?:FROM|EXPOSE|ENV|ARG|USER|WORKDIR|LABEL|VOLUME|HEALTHCHECK)\s+\S")
 #: A setting changed in place: ``key: old -> new`` (an arrow between two literals).
 _CHANGE = re.compile(r"^[A-Za-z_][\w. -]{0,40}[:=]\s*\S+\s*(?:->|→|=>)\s*\S+$")
 #: A header of a column-aligned listing (``kubectl get``, ``docker ps``, ``df``): three or more column names
@@ -200,7 +202,7 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
-        if _LOGFMT.match(logged) or _CHANGE.match(logged):
+        if _LOGFMT.match(logged) or _CHANGE.match(logged) or _INSTRUCTION.match(logged):
             yield Statement(logged, "log")  # a logfmt line, a setting changed in place: statements as they stand
             continue
         if carrier == "prose" and _SETTING.match(logged):
