@@ -137,7 +137,9 @@ _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
 #: A short number a key binds ("replicas: 5"): kept, but below every distinctive shape (such settings are many).
 _SHAPE_WEIGHT["count"] = 1.5
 #: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
-_SHAPE_WEIGHT["word"] = 1.5
+_SHAPE_WEIGHT["word"] = 1.0
+#: Shapes that are values only because a key binds them: the binding earns them nothing more.
+_BOUND_BY_DEFINITION = frozenset({"count", "word"})
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
 _UNIT = re.compile(
     r"\s?(?:ms|s|sec|secs|seconds?|minutes?|min|hours?|h|days?|%|percent|[kKMGT]i?B|bytes?|kb|mb|gb|x|times|"
@@ -179,7 +181,7 @@ _NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|a
                       r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
                       r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)")
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old|used to be|off|out|swap|retire|drop)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
 _OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone)\b|\bwas replaced\b)", re.IGNORECASE)
@@ -436,6 +438,8 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         label = _LABEL.search(before)
         bound = 1.0 if _COPULA_EN.search(before) or shape == "name" or _INSTRUCTION.match(sentence, 0, start) \
             or (label is not None and (label.group(1) or "").lower() not in _STOP) else 0.0
+        if shape in _BOUND_BY_DEFINITION:
+            bound = 0.0  # a key is what made it a value at all: no bonus for it
         salience = _SHAPE_WEIGHT.get(shape, 2.5) + bound + user_bonus + (0.5 if subject else 0.0)
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0
