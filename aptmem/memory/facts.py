@@ -317,7 +317,7 @@ def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[s
 
     ``setting`` is the match of :data:`_SETTING_VALUE` when the sentence is a setting line.
     """
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(sentence))  # 1 where a value already stands: a later shape may not overlap it
     found: list[tuple[str, str, int, int]] = []
     for shape, pattern, _ in _SHAPES:
         for match in pattern.finditer(sentence):
@@ -325,23 +325,26 @@ def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[s
             start, end = match.span(group)
             value = match.group(group).rstrip(".,;:")
             end = start + len(value)
-            if any(start < b and a < end for a, b in taken) or not value:
+            if not value or 1 in taken[start:end]:
                 continue
+            before = max(0, start - 64)  # what binds a value or names it a measurement stands just before it
             if shape == "ident" and _KEY_AFTER.match(sentence, end):
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
-            flagged = setting is not None or _FLAG_BEFORE.search(sentence, max(0, start - 48), start) is not None
+            flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
             if shape == "number" and flagged:
                 shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
             elif shape == "number":
-                if _UNIT_KEY.search(sentence, 0, start) or (_UNIT.match(sentence, end) and not _SETS.search(sentence, 0, start)):
+                if _UNIT_KEY.search(sentence, before, start) or (_UNIT.match(sentence, end) and not _SETS.search(sentence, before, start)):
                     shape = "quantity"  # a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
                 elif len(value) < 4:  # a short number is a setting only when a key binds it ("replicas: 5")
-                    shape = "count" if _BOUND.search(sentence, 0, start) and not _UNIT.match(sentence, end) else "quantity"
-            elif shape == "amount" and not flagged and (_UNIT_KEY.search(sentence, 0, start) or _MEASURED.search(sentence, 0, start)
-                                                        or not _SETS.search(sentence, 0, start)):
+                    shape = "count" if _BOUND.search(sentence, before, start) and not _UNIT.match(sentence, end) else "quantity"
+                    if shape == "quantity" and len(value) == 1:
+                        continue  # a lone digit in passing ("step 1", "3 of them") is nothing, not even a measurement
+            elif shape == "amount" and not flagged and (_UNIT_KEY.search(sentence, before, start) or _MEASURED.search(sentence, before, start)
+                                                        or not _SETS.search(sentence, before, start)):
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
-            taken.append((start, end))
+            taken[start:end] = b"\x01" * (end - start)
             found.append((shape, value, start, end))
     if not found:
         for match in _NAME_AFTER.finditer(sentence):

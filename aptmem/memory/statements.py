@@ -73,6 +73,9 @@ _CHANGE = re.compile(r"^[A-Za-z_][\w. -]{0,40}[:=]\s*\S+\s*(?:->|→|=>)\s*\S+$"
 #: apart by two spaces or more.
 _ALIGNED_HEADER = re.compile(r"^[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?(?: {2,}[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?){2,}$")
 _COLUMN_GAP = re.compile(r" {2,}|\t+")
+#: How many rows of one column-aligned listing are read (each gives a statement per cell): a 300-pod listing says
+#: no more per row than its first rows do, and its rows rank low as bulk anyway.
+_MAX_ALIGNED_ROWS = 24
 #: A Markdown table row, and the rule under its header row.
 _TABLE_ROW = re.compile(r"^\|.*\|$")
 #: A CSV header: three or more comma-separated column names (no spaces, quotes or digits-only cells).
@@ -136,6 +139,7 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     commit = ""  # the hash of a `git log` entry whose message is still to come
     columns: list[str] = []  # the header of the CSV block being read
     aligned: list[str] = []  # the header of the column-aligned listing being read
+    aligned_rows = 0
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
@@ -143,12 +147,15 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         if aligned:
             cells = _COLUMN_GAP.split(stripped)
             if len(cells) == len(aligned):
-                yield from _row_statements(cells, aligned)
+                aligned_rows += 1
+                if aligned_rows <= _MAX_ALIGNED_ROWS:  # past that, more rows of the same listing: bulk, not read
+                    yield from _row_statements(cells, aligned)
                 continue
             aligned = []
         if _ALIGNED_HEADER.match(stripped) and number + 1 < len(lines) \
                 and len(_COLUMN_GAP.split(lines[number + 1].strip())) == len(_COLUMN_GAP.split(stripped)):
             aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
+            aligned_rows = 0
             continue
         if _CSV_HEADER.match(stripped):  # a header, also one that starts another block
             columns = stripped.split(",")
