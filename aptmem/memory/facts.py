@@ -181,7 +181,7 @@ _NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|a
                       r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
                       r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)")
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
 _OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone)\b|\bwas replaced\b)", re.IGNORECASE)
@@ -375,6 +375,8 @@ def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
     found = {m.group(0).lower() for m in _IDENT.finditer(sentence)}
     for match in _KIND_NOUN.finditer(sentence):
         word = (match.group(1) or match.group(2)).lower()
+        if match.group(1) and _KEY_AFTER.match(sentence, match.end()):
+            continue  # "db port: 5432": the word before the colon is the key, not what the line is about
         if word not in _STOP and word not in _KIND_WORDS:
             found.add(word)
     found.update(m.group(0).lower() for m in _PROPER.finditer(sentence))
@@ -540,7 +542,8 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
     """For a statement that says a value changed: the index of the older fact it most likely updates.
 
     A statement that names the old value ("from 7.4 to 7.5") updates the fact holding exactly that
-    value, or none. Otherwise the older fact has the same shape and another value, names no other subject (and ``new``
+    value, or none. Otherwise, when exactly one older fact of its family names the same subject (and no other key),
+    that one. Otherwise the older fact has the same shape and another value, names no other subject (and ``new``
     names its subject, if it has one), and shares with ``new`` a word that at most two facts use (``frequency``: in how many facts each word is);
     among those, the one whose words agree most. None if no fact qualifies.
     """
@@ -548,6 +551,14 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
         return None
     if new.replaces:  # it names the value it replaces: that fact, and no other, whatever words either uses
         return next((i for i, old in enumerate(older) if family(old.shape) == family(new.shape) and _holds(old.value, new.replaces)), None)
+    if new.subject:
+        # The one older fact of its family about the same subject (under the same key, if both have one) is
+        # what changed, however common the subject's name: "ledger-db now listens on 6432" after "ledger-db port: 5432".
+        same = [i for i, old in enumerate(older) if family(old.shape) == family(new.shape) and old.value != new.value
+                and tuple(old.subject) == tuple(new.subject)
+                and (not old.attribute or not new.attribute or old.attribute == new.attribute)]
+        if len(same) == 1:
+            return same[0]
     mine = set(new.subject) | set(new.anchors)
     best, best_score = None, 0.0
     for index, old in enumerate(older):
