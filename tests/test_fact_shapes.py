@@ -123,17 +123,6 @@ def test_a_keyed_value_is_updated_by_the_same_key_of_the_same_subject_only(old: 
     assert same_slot(a, b) is same, (a, b)
 
 
-def test_an_update_in_other_words_finds_the_one_fact_of_its_subject_however_common_the_subject() -> None:
-    from aptmem.memory.facts import update_target, word_frequency
-
-    old = [f for s in statements("ledger-db port: 5432") for f in facts_of(s, by_user=False)]
-    noise = [f for i in range(5) for s in statements(f"ledger-db replica lag check {i} passed on 2024-0{i + 1}-01")
-             for f in facts_of(s, by_user=False)]
-    new = next(f for s in statements("The ledger-db now listens on 6432.") for f in facts_of(s, by_user=False))
-    older = [*old, *noise]
-    assert update_target(new, older, word_frequency([*older, new])) == 0
-
-
 @pytest.mark.parametrize(("text", "new", "old"), [
     ("tls-proxy-2 replaces tls-proxy-1 for the edge.", "tls-proxy-2", "tls-proxy-1"),
     ("Use pg-main-3 in place of pg-main-2 for orders.", "pg-main-3", "pg-main-2"),

@@ -542,8 +542,7 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
     """For a statement that says a value changed: the index of the older fact it most likely updates.
 
     A statement that names the old value ("from 7.4 to 7.5") updates the fact holding exactly that
-    value, or none. Otherwise, when exactly one older fact of its family names the same subject (and no other key),
-    that one. Otherwise the older fact has the same shape and another value, names no other subject (and ``new``
+    value, or none. Otherwise the older fact has the same shape and another value, names no other subject (and ``new``
     names its subject, if it has one), and shares with ``new`` a word that at most two facts use (``frequency``: in how many facts each word is);
     among those, the one whose words agree most. None if no fact qualifies.
     """
@@ -551,14 +550,6 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
         return None
     if new.replaces:  # it names the value it replaces: that fact, and no other, whatever words either uses
         return next((i for i, old in enumerate(older) if family(old.shape) == family(new.shape) and _holds(old.value, new.replaces)), None)
-    if new.subject:
-        # The one older fact of its family about the same subject (under the same key, if both have one) is
-        # what changed, however common the subject's name: "ledger-db now listens on 6432" after "ledger-db port: 5432".
-        same = [i for i, old in enumerate(older) if family(old.shape) == family(new.shape) and old.value != new.value
-                and tuple(old.subject) == tuple(new.subject)
-                and (not old.attribute or not new.attribute or old.attribute == new.attribute)]
-        if len(same) == 1:
-            return same[0]
     mine = set(new.subject) | set(new.anchors)
     best, best_score = None, 0.0
     for index, old in enumerate(older):
