@@ -139,7 +139,7 @@ _KINDS: tuple[_Relation, ...] = (
                           "{s} 之前的内存上限是多少？")),
     _Relation("pair_code_owner", "english", COMPONENTS,
               lambda r, s: "@" + "".join(r.sample(_SYLLABLES, 2)) + str(r.randrange(10, 99)), r"@[a-z]+\d{2}\b",
-              said=(("tool", "table", "| services/{s}/ | {v} | required |"),
+              said=(("tool", "codeowners", "/services/{s}/  {v} @acme/reviewers"),
                     ("assistant", "prose", "GitHub will ask {v} to review anything under services/{s}/, per CODEOWNERS.")),
               update=("--- a/.github/CODEOWNERS\n+++ b/.github/CODEOWNERS\n@@ -4,1 +4,1 @@\n-/services/{s}/  {old}\n+/services/{s}/  {v}",),
               update_in=(("tool", "diff"),),
@@ -171,7 +171,7 @@ _KINDS: tuple[_Relation, ...] = (
     _Relation("pair_decision", "english", _CHOICES, lambda r, s: r.choice(_OPTIONS), "",
               said=(("assistant", "prose", "We settled on {v} for {s}, because {why}."),
                     ("user", "chat", "{s} 就定 {v} 吧，理由：{why}"),
-                    ("tool", "table", "| {s} | {v} | {why} |")),
+                    ("tool", "adr", "| {s} | {v} | {why} |")),
               ask=("What did we decide for {s}, and why?", "Where did we land on {s}, and what tipped it?", "{s} 最后定了什么，为什么？"),
               why=_REASONS),
 )
@@ -381,11 +381,8 @@ class _Writer:
 
     def _tool(self, fmt: str, plant: _Plant | None) -> tuple[ToolCall, ToolResult]:
         name, args, text = FILLERS[fmt]
-        # Blocks of the format (more files of a diff, more jobs of a log) up to a drawn size around the shape's median.
         size = max(300, min(20_000, int(self.rng.lognormvariate(math.log(self.median), 0.9))))
-        lines: list[str] = []
-        while sum(map(len, lines)) < size:
-            lines += text(self.rng).split("\n")
+        lines = text(self.rng, size).split("\n")
         if plant is not None:
             lines.insert(self.rng.randrange(1, len(lines) + 1), plant.text)
         call = ToolCall(ts=self._tick(600), id=self._id("c"), name=name, args=args(self.rng))

@@ -29,6 +29,13 @@ _EN_CHAT = ("can you rerun that with -x so it stops at the first failure?", "I t
             "I'll drive for a bit, you read along", "that test was flaky last week too", "rebase first, main moved")
 _ZH_CHAT = ("这个 PR 我先看一下，别急着合", "本地能复现吗？", "CI 又挂了，像是缓存的问题", "先把日志贴上来看看",
             "这块逻辑有点绕，加个注释吧", "我觉得可以，等测试跑完", "回滚之前先跟 on-call 说一声", "这个改动影响面有点大")
+_TEAMS = ("platform", "payments", "data-eng", "web", "sre", "api-guild")
+#: decisions made before the sessions (filler: no option or reason of the planted decisions)
+_SETTLED = (("the logging library", "structlog", "it is already in the base image"),
+            ("the HTTP client", "httpx", "it speaks HTTP/2 to the gateway"),
+            ("the lint setup", "ruff only", "one tool is faster than four"),
+            ("the secrets store", "Vault", "security already audits it"),
+            ("the task tracker", "Linear", "the design team lives there"))
 _REPLY = ("I traced it to {f}: the {v} is consumed twice when the generator is restarted.",
           "The failing case is the empty {v}; {f} assumed at least one element.",
           "I split {f} into two steps so the {v} can be tested without the network.",
@@ -70,109 +77,149 @@ def reply(rng: random.Random) -> str:
     return "\n\n".join(parts)
 
 
-def unified_diff(rng: random.Random) -> str:
-    """A ``git diff`` of one Python file, with a hunk or two."""
-    comp, mod = _comp(rng), rng.choice(_MODULES)
-    path = f"src/{comp.replace('-', '_')}/{mod}.py"
+def _grow(rng: random.Random, size: int, head: list[str], part: Callable[[random.Random], list[str]],
+          tail: list[str] | None = None) -> str:
+    """``head``, then parts drawn until about ``size`` characters, then ``tail``: one output of that size."""
+    lines, total = list(head), sum(map(len, head))
+    while total < size:
+        more = part(rng)
+        lines += more
+        total += sum(map(len, more)) + len(more)
+    return "\n".join([*lines, *(tail or [])])
+
+
+def _hunk(rng: random.Random) -> list[str]:
+    start, func, var = rng.randrange(10, 400), rng.choice(_FUNCS), rng.choice(_VARS)
+    return [f"@@ -{start},7 +{start},8 @@ def {func}(self, {var}):", f"     {var} = self._{rng.choice(_VARS)}",
+            f"-    if not {var}:", "-        return None", f"+    if {var} is None:",
+            f"+        raise ValueError(\"{func}: no {var}\")", f"+    {var} = list({var})",
+            f"     return self.{rng.choice(_FUNCS)}({var})"]
+
+
+def _file_diff(rng: random.Random) -> list[str]:
+    path = f"src/{_comp(rng).replace('-', '_')}/{rng.choice(_MODULES)}.py"
     out = [f"diff --git a/{path} b/{path}", f"index {rng.getrandbits(28):07x}..{rng.getrandbits(28):07x} 100644",
            f"--- a/{path}", f"+++ b/{path}"]
-    for _ in range(rng.randrange(1, 3)):
-        start, func, var = rng.randrange(10, 400), rng.choice(_FUNCS), rng.choice(_VARS)
-        out.append(f"@@ -{start},7 +{start},8 @@ def {func}(self, {var}):")
-        out += [f"     {var} = self._{rng.choice(_VARS)}", f"-    if not {var}:", f"-        return None",
-                f"+    if {var} is None:", f"+        raise ValueError(\"{func}: no {var}\")", f"+    {var} = list({var})",
-                f"     return self.{rng.choice(_FUNCS)}({var})"]
-    return "\n".join(out)
+    for _ in range(rng.randrange(1, 4)):
+        out += _hunk(rng)
+    return out
 
 
-def makefile(rng: random.Random) -> str:
-    """A Makefile with a few phony targets."""
-    comp = _comp(rng)
-    return "\n".join([".PHONY: test lint image", "PY ?= python3", f"SERVICE := {comp}", "",
-                      "test:", "\t$(PY) -m pytest -q -x tests/", "", "lint:", "\truff check src tests", "",
-                      "image:", f"\tdocker build -t $(SERVICE):dev -f services/{comp}/Dockerfile ."])
+def unified_diff(rng: random.Random, size: int) -> str:
+    """A ``git diff`` of Python files, a hunk or a few each."""
+    return _grow(rng, size, [], _file_diff)
 
 
-def dockerfile(rng: random.Random) -> str:
+def makefile(rng: random.Random, size: int) -> str:
+    """A Makefile: variables, then phony targets with their recipes."""
+    def target(r: random.Random) -> list[str]:
+        comp, mod = _comp(r), r.choice(_MODULES)
+        return ["", f"test-{mod}:", f"\t$(PY) -m pytest -q tests/test_{mod}.py", "", f"image-{comp}:",
+                f"\tdocker build -t {comp}:dev -f services/{comp}/Dockerfile ."]
+    return _grow(rng, size, [".PHONY: test lint image", "PY ?= python3", "", "lint:", "\truff check src tests"], target)
+
+
+def dockerfile(rng: random.Random, size: int) -> str:
     """A two-stage Dockerfile."""
     comp = _comp(rng)
-    return "\n".join(["FROM python:3.12-slim AS build", "WORKDIR /src", "COPY pyproject.toml uv.lock ./",
-                      "RUN pip install --no-cache-dir uv && uv sync --frozen --no-dev", "COPY src ./src", "",
-                      "FROM python:3.12-slim", "COPY --from=build /src /app", f"USER {comp.replace('-', '')}",
-                      f"CMD [\"python\", \"-m\", \"{comp.replace('-', '_')}\"]"])
+    def step(r: random.Random) -> list[str]:
+        return [r.choice(("RUN apt-get update && apt-get install -y --no-install-recommends libpq5 && rm -rf /var/lib/apt/lists/*",
+                          f"COPY services/{comp}/{r.choice(_MODULES)} ./src/{r.choice(_MODULES)}",
+                          f"ENV {r.choice(_VARS).upper()}_MODE={r.choice(('strict', 'lenient', 'off'))}",
+                          "RUN uv sync --frozen --no-dev"))]
+    return _grow(rng, size, ["FROM python:3.12-slim AS build", "WORKDIR /src", "COPY pyproject.toml uv.lock ./"], step,
+                 ["", "FROM python:3.12-slim", "COPY --from=build /src /app", f"CMD [\"python\", \"-m\", \"{comp.replace('-', '_')}\"]"])
 
 
-def compose(rng: random.Random) -> str:
-    """A docker-compose file with a service or two and a database."""
-    lines = ["services:"]
-    for comp in rng.sample(COMPONENTS, rng.randrange(1, 3)):
-        lines += [f"  {comp}:", f"    build: ./services/{comp}", "    depends_on: [db]",
-                  "    environment:", f"      LOG_LEVEL: {rng.choice(('info', 'debug', 'warning'))}"]
-    return "\n".join([*lines, "  db:", "    image: postgres:16", "    ports:", "      - \"5432:5432\""])
+def compose(rng: random.Random, size: int) -> str:
+    """A docker-compose file: services, and a database."""
+    def service(r: random.Random) -> list[str]:
+        comp = _comp(r)
+        return [f"  {comp}:", f"    build: ./services/{comp}", "    depends_on: [db]", "    environment:",
+                f"      LOG_LEVEL: {r.choice(('info', 'debug', 'warning'))}"]
+    return _grow(rng, size, ["services:"], service, ["  db:", "    image: postgres:16", "    ports:", "      - \"5432:5432\""])
 
 
-def helm_values(rng: random.Random) -> str:
-    """A Helm ``values.yaml`` fragment."""
-    comp = _comp(rng)
-    return "\n".join([f"{comp}:", f"  replicaCount: {rng.randrange(1, 6)}", "  image:", f"    repository: ghcr.io/acme/{comp}",
-                      "    pullPolicy: IfNotPresent", "  resources:", "    requests:",
-                      f"      cpu: {rng.choice(('100m', '250m', '500m'))}", f"      memory: {rng.choice(('128Mi', '256Mi', '512Mi'))}",
-                      "  ingress:", f"    enabled: {rng.choice(('true', 'false'))}"])
+def helm_values(rng: random.Random, size: int) -> str:
+    """A Helm ``values.yaml``: a block per component."""
+    def block(r: random.Random) -> list[str]:
+        comp = _comp(r)
+        return [f"{comp}:", f"  replicaCount: {r.randrange(1, 6)}", "  image:", f"    repository: ghcr.io/acme/{comp}",
+                "    pullPolicy: IfNotPresent", "  resources:", "    requests:", f"      cpu: {r.choice(('100m', '250m', '500m'))}",
+                f"      memory: {r.choice(('128Mi', '256Mi', '512Mi'))}", f"  ingress:\n    enabled: {r.choice(('true', 'false'))}"]
+    return _grow(rng, size, ["global:", "  imageRegistry: ghcr.io"], block)
 
 
-def terraform_plan(rng: random.Random) -> str:
-    """``terraform plan`` output: a resource changed in place and the plan line."""
-    comp = _comp(rng).replace("-", "_")
-    return "\n".join(["Terraform will perform the following actions:", "",
-                      f"  # aws_iam_role.{comp} will be updated in-place", f"  ~ resource \"aws_iam_role\" \"{comp}\" {{",
-                      f"      ~ max_session_duration = {rng.randrange(1, 9)}00 -> {rng.randrange(1, 9)}00",
-                      "        # (6 unchanged attributes hidden)", "    }", "",
-                      f"Plan: 0 to add, {rng.randrange(1, 4)} to change, 0 to destroy."])
+def terraform_plan(rng: random.Random, size: int) -> str:
+    """``terraform plan`` output: resources changed in place, and the plan line."""
+    def change(r: random.Random) -> list[str]:
+        comp = _comp(r).replace("-", "_")
+        return [f"  # aws_iam_role.{comp} will be updated in-place", f"  ~ resource \"aws_iam_role\" \"{comp}\" {{",
+                f"      ~ max_session_duration = {r.randrange(1, 9)}00 -> {r.randrange(1, 9)}00",
+                "        # (6 unchanged attributes hidden)", "    }", ""]
+    return _grow(rng, size, ["Terraform will perform the following actions:", ""], change,
+                 [f"Plan: 0 to add, {rng.randrange(1, 9)} to change, 0 to destroy."])
 
 
-def sql_migration(rng: random.Random) -> str:
-    """An SQL migration that adds a column and an index."""
-    table, col = rng.choice(("orders", "invoices", "jobs", "events", "accounts")), rng.choice(_VARS)
-    return "\n".join(["-- migrate:up", f"ALTER TABLE {table} ADD COLUMN {col}_at timestamptz;",
-                      f"CREATE INDEX CONCURRENTLY idx_{table}_{col} ON {table} ({col}_at);", "",
-                      "-- migrate:down", f"DROP INDEX idx_{table}_{col};", f"ALTER TABLE {table} DROP COLUMN {col}_at;"])
+def sql_migration(rng: random.Random, size: int) -> str:
+    """An SQL migration that adds columns and indexes."""
+    def statement(r: random.Random) -> list[str]:
+        table, col = r.choice(("orders", "invoices", "jobs", "events", "accounts")), r.choice(_VARS)
+        return [f"ALTER TABLE {table} ADD COLUMN {col}_at timestamptz;",
+                f"CREATE INDEX CONCURRENTLY idx_{table}_{col} ON {table} ({col}_at);"]
+    return _grow(rng, size, ["-- migrate:up"], statement, ["", "-- migrate:down", "-- irreversible: restore from backup"])
 
 
-def actions_log(rng: random.Random) -> str:
-    """A GitHub Actions job log: groups, steps and their times."""
+def actions_log(rng: random.Random, size: int) -> str:
+    """A GitHub Actions job log: a group per step, with its output."""
     stamp = f"2024-11-{rng.randrange(10, 28)}T{rng.randrange(10, 23)}:{rng.randrange(10, 59)}"
-    steps = ("actions/checkout@v4", "actions/setup-python@v5", "pip install -e .[test]", "make lint", "make test")
-    out = []
-    for second, step in enumerate(steps):
-        out += [f"{stamp}:{second * 7 + 10}.{rng.randrange(1000, 9999)}Z ##[group]Run {step}",
-                f"{stamp}:{second * 7 + 11}.{rng.randrange(1000, 9999)}Z ##[endgroup]"]
-    return "\n".join(out)
+    def step(r: random.Random) -> list[str]:
+        at = f"{stamp}:{r.randrange(10, 59)}.{r.randrange(1000, 9999)}Z"
+        run = r.choice(("actions/checkout@v4", "actions/setup-python@v5", "pip install -e .[test]", "make lint", "make test"))
+        return [f"{at} ##[group]Run {run}", f"{at} shell: /usr/bin/bash -e {{0}}",
+                f"{at} {r.choice(_EN_CHAT) if r.random() < 0.2 else 'ok'}", f"{at} ##[endgroup]"]
+    return _grow(rng, size, [f"{stamp}:01.1000Z Requested labels: ubuntu-latest"], step)
 
 
-def pytest_run(rng: random.Random) -> str:
-    """A ``pytest`` run: the header, progress lines and the summary."""
-    comp = _comp(rng).replace("-", "_")
-    files = [f"tests/test_{rng.choice(_MODULES)}.py {'.' * rng.randrange(3, 30)}" for _ in range(rng.randrange(3, 9))]
-    return "\n".join(["============================= test session starts ==============================",
-                      "platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0", f"rootdir: /work/{comp}",
-                      f"collected {rng.randrange(20, 300)} items", "", *files,
-                      f"======================== {rng.randrange(20, 300)} passed in {rng.randrange(1, 60)}.{rng.randrange(10, 99)}s ========================"])
+def pytest_run(rng: random.Random, size: int) -> str:
+    """A ``pytest`` run: the header, a progress line per file and the summary."""
+    def progress(r: random.Random) -> list[str]:
+        return [f"tests/test_{r.choice(_MODULES)}.py {'.' * r.randrange(3, 40)}"]
+    return _grow(rng, size, ["============================= test session starts ==============================",
+                             "platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0",
+                             f"rootdir: /work/{_comp(rng).replace('-', '_')}", f"collected {rng.randrange(20, 900)} items", ""],
+                 progress, [f"======================== {rng.randrange(20, 900)} passed in {rng.randrange(1, 60)}.{rng.randrange(10, 99)}s"])
 
 
-def markdown_table(rng: random.Random) -> str:
-    """A Markdown table of a few components and a figure each."""
-    rows = [f"| {comp} | {rng.randrange(5, 99)} | {rng.choice(('ok', 'slow', 'flaky'))} |"
-            for comp in rng.sample(COMPONENTS, rng.randrange(2, 5))]
-    return "\n".join(["| component | tests | state |", "| --- | --- | --- |", *rows])
+def markdown_table(rng: random.Random, size: int = 0) -> str:
+    """A Markdown table: a component and a figure per row."""
+    def row(r: random.Random) -> list[str]:
+        return [f"| {_comp(r)} | {r.randrange(5, 99)} | {r.choice(('ok', 'slow', 'flaky'))} |"]
+    return _grow(rng, max(size, rng.randrange(60, 200)), ["| component | tests | state |", "| --- | --- | --- |"], row)
 
 
-def chat_thread(rng: random.Random) -> str:
-    """A chat thread: a few messages, English and Chinese mixed."""
-    return "\n".join(chat_line(rng) for _ in range(rng.randrange(3, 8)))
+def codeowners(rng: random.Random, size: int) -> str:
+    """A CODEOWNERS file: a path and a team per line."""
+    def line(r: random.Random) -> list[str]:
+        return [f"/services/{_comp(r)}/{r.choice(_MODULES)}/  @acme/{r.choice(_TEAMS)}"]
+    return _grow(rng, size, ["# Each line is a path and the teams that must approve a change to it."], line)
 
 
-#: format -> (tool name, its arguments, its output), one per carrier format of a tool output
-FILLERS: dict[str, tuple[str, Callable[[random.Random], dict[str, object]], Callable[[random.Random], str]]] = {
+def decision_log(rng: random.Random, size: int) -> str:
+    """A Markdown table of design decisions already made (none of them asked about)."""
+    def row(r: random.Random) -> list[str]:
+        question, choice, why = r.choice(_SETTLED)
+        return [f"| {question} | {choice} | {why} |"]
+    return _grow(rng, size, ["| question | choice | why |", "| --- | --- | --- |"], row)
+
+
+def chat_thread(rng: random.Random, size: int) -> str:
+    """A chat thread: messages, English and Chinese mixed."""
+    return _grow(rng, min(size, 1_500), [], lambda r: [chat_line(r)])
+
+
+#: format -> (tool name, its arguments, its output of about a given size), one per carrier format of a tool output
+FILLERS: dict[str, tuple[str, Callable[[random.Random], dict[str, object]], Callable[[random.Random, int], str]]] = {
     "diff": ("bash", lambda r: {"command": "git diff HEAD~1"}, unified_diff),
     "make": ("read_file", lambda r: {"path": "Makefile"}, makefile),
     "dockerfile": ("read_file", lambda r: {"path": f"services/{_comp(r)}/Dockerfile"}, dockerfile),
@@ -183,5 +230,7 @@ FILLERS: dict[str, tuple[str, Callable[[random.Random], dict[str, object]], Call
     "ci_log": ("bash", lambda r: {"command": "gh run view --log-failed"}, actions_log),
     "pytest": ("bash", lambda r: {"command": "python -m pytest -q"}, pytest_run),
     "table": ("read_file", lambda r: {"path": "docs/status.md"}, markdown_table),
+    "codeowners": ("read_file", lambda r: {"path": ".github/CODEOWNERS"}, codeowners),
+    "adr": ("read_file", lambda r: {"path": "docs/decisions.md"}, decision_log),
     "chat": ("chat_history", lambda r: {"channel": "#pairing", "limit": 20}, chat_thread),
 }
