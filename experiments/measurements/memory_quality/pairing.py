@@ -177,6 +177,11 @@ _KINDS: tuple[_Relation, ...] = (
 )
 
 
+def _drawn(rng: random.Random, mean: float) -> int:
+    """A count of mean ``mean``: its whole part, and one more with the chance of its fraction."""
+    return int(mean) + (rng.random() < mean % 1)
+
+
 @dataclass
 class _Plant:
     """A statement to place: its turn, carrier, format and text, the items it is evidence of, and its entry's id."""
@@ -252,9 +257,8 @@ class _Planner:
             self._order()
         for _ in range(shape.absent):
             self._absent()
-        for turn in range(self.turns):
-            for _ in range(int(shape.noise) + (rng.random() < shape.noise % 1)):
-                self.plants.append(_Plant(turn, rng.choice(("user", "assistant")), "prose", self._noise()))
+        self.plants += [_Plant(turn, rng.choice(("user", "assistant")), "prose", self._noise())
+                        for turn in range(self.turns) for _ in range(_drawn(rng, shape.noise))]
 
     def _value(self, kind: _Relation, subject: str) -> str:
         return self.fresh(lambda: kind.value(self.rng, subject))
@@ -293,7 +297,7 @@ class _Planner:
     def _near_miss(self, kind: _Relation, subject: str) -> None:
         """Distractors said exactly like facts: the same kind of another subject, or another kind of this one."""
         rng = self.rng
-        for _ in range(int(self.shape.near_misses) + (rng.random() < self.shape.near_misses % 1)):
+        for _ in range(_drawn(rng, self.shape.near_misses)):
             if rng.random() < 0.5:
                 other_kind, other = kind, self.pair(kind)
             else:
@@ -379,6 +383,10 @@ class _Writer:
         self.ts += self.rng.randrange(ms // 2, ms * 2)
         return self.ts
 
+    def next_day(self) -> None:
+        """The next session starts a day later."""
+        self.ts += DAY_MS
+
     def _tool(self, fmt: str, plant: _Plant | None) -> tuple[ToolCall, ToolResult]:
         name, args, text = FILLERS[fmt]
         size = max(300, min(20_000, int(self.rng.lognormvariate(math.log(self.median), 0.9))))
@@ -422,18 +430,8 @@ def build_pairing(shape: WorkloadShape, seed: int) -> Workload:
     planner = _Planner(shape, rng)
     planner.plan()
     writer = _Writer(rng, shape.tool_median_bytes)
-    by_turn: dict[int, list[_Plant]] = {}
-    for plant in planner.plants:
-        by_turn.setdefault(plant.turn, []).append(plant)
-
-    def next_day() -> None:
-        writer.ts += DAY_MS
-
-    sessions, turn_of = lay_out(shape, lambda turn: writer.turn(by_turn.get(turn, [])), next_day)
-    evidence: dict[str, list[_Plant]] = {}
-    for plant in planner.plants:
-        for ident in plant.items:
-            evidence.setdefault(ident, []).append(plant)
+    sessions, turn_of = lay_out(shape, lambda turn: writer.turn([p for p in planner.plants if p.turn == turn]), writer.next_day)
+    evidence = {ident: [p for p in planner.plants if ident in p.items] for _, ident in planner.items}
     items = []
     for fields, ident in planner.items:
         fields = dict(fields)
