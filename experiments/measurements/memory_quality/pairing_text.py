@@ -137,7 +137,7 @@ def compose(rng: random.Random, size: int) -> str:
         comp = _comp(r)
         return [f"  {comp}:", f"    build: ./services/{comp}", "    depends_on: [db]", "    environment:",
                 f"      LOG_LEVEL: {r.choice(('info', 'debug', 'warning'))}"]
-    return _grow(rng, size, ["services:"], service, ["  db:", "    image: postgres:16", "    ports:", "      - \"5432:5432\""])
+    return _grow(rng, size, ["services:"], service, ["  db:", "    image: mariadb:11.4", "    ports:", "      - \"3306:3306\""])
 
 
 def helm_values(rng: random.Random, size: int) -> str:
