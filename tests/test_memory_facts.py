@@ -185,7 +185,7 @@ def test_a_place_in_a_file_is_no_fact() -> None:
     ("For billing the writer endpoint is pg-billing-4.db2.internal; replicas are read-only.", "pg-billing-4.db2.internal", "ident"),
     ("Consumers of orders must read orders.events.v4 from today.", "orders.events.v4", "ident"),
     ("We pin the search clients to API v2beta3 until the window ends.", "v2beta3", "version"),
-    ("Throttle search at 4500 requests per minute per tenant.", "4500", "number"),  # bound by "at": a setting
+    ("Throttle search at 4500 requests per minute per tenant.", "4500 requests per minute", "amount"),  # bound by "at": a setting
     ("Alice Moreau is the DRI for the billing cutover.", "Alice Moreau", "name"),
 ])
 def test_values_of_common_shapes_are_found(text: str, value: str, shape: str) -> None:

@@ -159,7 +159,7 @@ def test_a_held_out_generator_is_seeded_unambiguous_registered_and_shares_no_phr
 
     module = importlib.import_module(f"experiments.measurements.memory_quality.{name}")
     others = [importlib.import_module(f"experiments.measurements.memory_quality.{m}")
-              for m in ("independent", "fieldnotes", "tracker") if m != name]
+              for m in ("independent", "fieldnotes", "tracker", "pairing") if m != name]
     build = GENERATORS[name]
     shape = WorkloadShape(sessions=2, turns=8, facts=12, updates=3)
     one, two = build(shape, seed), build(shape, seed)

@@ -12,7 +12,11 @@ removes each cause that made that one lose facts over repeated compactions:
   the context, so each is kept at least once;
 * a repeated sentence keeps the place it was first said: it does not jump back to the front;
 * items of the previous summary keep their order and their salience: being older is no reason
-  to be dropped first;
+  to be dropped first. A Facts line this summarizer wrote comes back with the fact and the score
+  it had when it was read from its entry (remembered by the line's text): read again from the
+  clipped line alone it lost the user's bonus, its key, its binding or its subject (seeds 200,
+  salient 8k: half of the carried lines came back with another score, by up to 4 points). A
+  summary written elsewhere (another process) is read from its text;
 * a fact a later statement updates (the same slot: :func:`aptmem.memory.facts.same_slot`, or an
   update cue: :func:`aptmem.memory.facts.update_target`) is replaced by it, and the update's line
   names the value it replaced, so the summary never shows a stale value as if it were current.
@@ -71,6 +75,9 @@ class SalientSummarizer:
         self.recent_share = recent_share
         self._counted: dict[tuple[int, str], int] = {}
         self._entries: dict[tuple[str, int, str], tuple[list[str], list[tuple[str, str, float, Fact | None]]]] = {}
+        #: the fact and the score (before the repeat and form penalties, which depend on the other items) of
+        #: each Facts line written, by its text: a carried line keeps them
+        self._carried: dict[str, tuple[float, Fact | None]] = {}
         self.max_item_chars = max_item_chars
         self.max_files = max_files
         self.max_items_per_entry = max_items_per_entry
@@ -81,6 +88,9 @@ class SalientSummarizer:
         items = _supersede(_dedupe(items))
         if not self.facts:  # found all the same: an update still removes the lines that state the stale value
             items = [it for it in items if it.section != "Facts"]
+        if len(self._carried) > 50_000:
+            self._carried.clear()
+        self._carried.update((it.text, (it.score, it.fact)) for it in items if it.section == "Facts")
         _penalize_repeats(items)
         return _fit(items, budget, memoized(count, self._counted), len(entries), self.recent_share)
 
@@ -93,6 +103,10 @@ class SalientSummarizer:
             order = start + offset
             if section == "Facts":
                 if not self.facts:
+                    continue
+                carried = self._carried.get(text)
+                if carried is not None:  # a line this summarizer wrote: its score and fact as they were
+                    yield _Item(section, text, order, carried[0], carried[1])
                     continue
                 found = facts_of(Statement(text, "summary"), by_user=False)
                 fact = max(found, key=lambda f: f.salience) if found else None

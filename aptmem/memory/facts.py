@@ -2,19 +2,57 @@
 
 A fact is found by its value, not by its verb: "Service atlas-rpc listens on port 31234",
 "项目atlas的负责人是王伟芳", ``# deploy key: dk_9f2c...`` and a JSON field ``"port": 31234``
-all state one. Values are recognised by their shape (URLs, paths, keys with a prefix, hex ids,
-ticket ids, version pins, dates, e-mail addresses, ``NAME=value`` assignments, numbers, and
-names after a copula in English or Chinese); preferences and decisions with a reason are facts
-whose value is the statement itself.
+all state one. Preferences and decisions with a reason are facts whose value is the statement itself.
+
+What a coding agent handles, written down before the rules (from config and log formats, not
+from any workload), and what recognises each:
+
+Shapes of values (:mod:`aptmem.memory.values`; each has unit tests of its own examples in ``tests/test_fact_shapes.py``):
+
+* identifiers of every form: secrets and keys with a prefix (``sk_live_...``, ``ghp-...``),
+  ticket ids (``OPS-4821``), UUIDs, ARNs, multi-part names with a digit (hosts, topics, buckets,
+  queues: ``pg-ledger-7.db8.internal``, ``acme.prod.v2``), digit-led ones (a migration
+  ``20240511_0930_add_invoices``), snake_case and CamelCase ones with a digit
+  (``checkout_v2_enabled``, ``WebFrontendV2``), git branches, container image refs, handles and
+  channels, cloud regions, command-line flags;
+* quantities with units: sizes (``25MB``, ``2944Mi``), durations (``45s``, ``1500ms``, ``30d``),
+  rates (``600 req/min``, ``200rps``), percentages (``0.5%``), k8s resource units (``750m``,
+  ``2Gi``). A quantity a key, a flag or a setting word binds (``timeout: 45s``, ``limit to
+  25MB``) is a setting, kept; one merely reported (``took 45s``, ``p99 480ms``) is a measurement
+  of the moment, not kept;
+* numbers: ports, ids, account numbers (four digits or more), and a shorter number only when a
+  key binds it (``replicas: 5``, ``--workers 12``, ``pool size is now 40``);
+* paths and URLs: absolute, home (``~/``), relative with a file extension or three parts
+  without a leading slash (``secret/data/payments/stripe``), Windows (``C:\\build\\out``),
+  URLs of any scheme, scp-style git remotes (``git@host:org/repo.git``);
+* versions and ranges: ``v2.1``, ``1.4.2``, calendar versions, pins (``fastapi==0.110.2``),
+  ranges and constraints (``^18.2.0``, ``~1.4``, ``>=18.17.0 <21``);
+* hashes: hex ids of 7-64 digits (commits, short SHAs), digests (``sha256:...``);
+* hosts and ports: IPv4 with a port, ``host.domain:5432``, ``localhost:8080``, a bare ``:8443``;
+* e-mail addresses;
+* dates and times: ISO dates and time stamps (with a zone or an offset), ``2025/03/14``,
+  ``March 14, 2025``, ``14 Mar 2025``, a clock time with a zone (``18:00 UTC``);
+* money;
+* enum-like words in key positions: a setting's literal is its value whatever its shape
+  (``log_level: debug``, ``strategy: RollingUpdate``, ``LOG_FORMAT=json``).
+
+Ways a value is stated (:mod:`aptmem.memory.statements` cuts them into statements): ``key:
+value``, ``key=value``, YAML/TOML/env/INI lines (about their section or block key), Markdown and
+CSV tables with a header and column-aligned listings (``kubectl get``, ``docker ps``: each
+cell about the row's first, named by its column), ``--flag value``, log lines (logfmt pairs,
+a ``[component]``), JSON fields, "X is now Y", "moved X to Y", "X -> Y", "from X to Y", and
+sentences with no key word ("ledger talks to postgres on 6543"), in English and Chinese.
 
 Each fact carries what a keeper needs to rank and to update it:
 
 * ``salience``: how likely it is needed again and found nowhere else. A distinctive shape ranks
   high, a quantity (a number with a unit: "2345 ms", "12 次") lowest; a value bound by a copula,
   a colon or an ``=`` ranks higher than one merely mentioned; the user's word counts more.
-* ``anchors``: the statement's content words and identifiers, without its values. A later fact
-  of the same value shape whose identifiers are the same and whose anchors mostly agree is an
-  update of it (:func:`same_slot`): it supersedes it, whatever verb either used.
+* ``attribute``: the key that binds the value (a setting's key, a flag's name, a table's column,
+  the words before "is"), normalised; ``anchors``: the statement's content words and
+  identifiers, without its values. A later fact of the same value family about the same
+  subject and the same attribute updates it (:func:`same_slot`); with no attribute on either
+  side, one whose anchors mostly agree does; whatever verb either used.
 """
 
 from __future__ import annotations
@@ -29,66 +67,21 @@ import msgspec
 
 from aptmem.entries import Entry, User
 from aptmem.memory.statements import Statement, entry_text, statements
+from aptmem.memory.values import BOUND_BY_DEFINITION as _BOUND_BY_DEFINITION
+from aptmem.memory.values import INSTRUCTION as _INSTRUCTION
+from aptmem.memory.values import KEY_AFTER as _KEY_AFTER
+from aptmem.memory.values import KEY_BEFORE as _KEY_BEFORE
+from aptmem.memory.values import SHAPE_WEIGHTS as _SHAPE_WEIGHT
+from aptmem.memory.values import STOP_WORDS as _STOP
+from aptmem.memory.values import attribute as _attribute
+from aptmem.memory.values import values as _values
 
 __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form", "same_slot", "snippet", "tokens", "update_target",
            "word_frequency"]
 
-#: Value shapes, most distinctive first, with the weight of a value of that shape.
-_SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
-    ("url", re.compile(r"\b(?:https?|wss?|s3|gs|postgres(?:ql)?|mysql|redis|amqp|mongodb)://[^\s\"'<>)\]，。]+", re.ASCII), 3.0),
-    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b", re.ASCII), 3.0),
-    ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+", re.ASCII), 3.0),
-    ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
-    ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
-    ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
-    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b", re.ASCII), 2.5),
-    ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
-    # A container image reference (python:3.12-slim, ghcr.io/acme/api:2.4.1): a name, a colon, a tag with a digit.
-    ("image", re.compile(r"(?<![\w.:/-])[a-z][a-z0-9.-]*(?:/[a-z0-9._-]+)*:(?=[\w.-]*\d)[A-Za-z0-9][\w.-]*(?<![.-])(?![\w:/])", re.ASCII), 3.0),
-    # A cron schedule: five fields of digits, stars, steps and ranges, one of them a star.
-    ("cron", re.compile(r"(?<![\w*/,-])(?=[^\n]*\*)(?:[\d*][\d*/,-]*\s){4}[\d*][\d*/,-]*(?![\w*/,-])", re.ASCII), 3.0),
-    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
-    ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
-    # A version has a v, three parts or a suffix (v2.1, 1.4.2, 16.6-jammy, v3beta2): a bare "94.0" is a number.
-    ("version", re.compile(r"\bv\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b|\b\d+\.\d+(?:\.\d+){1,2}(?:-[\w.]+)?\b"
-                           r"|\b\d+\.\d+-[\w.]+\b|\bv\d+(?:alpha|beta|rc|preview)\d*\b", re.ASCII), 2.0),
-    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b", re.ASCII), 2.0),
-    ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
-    # A name made of parts, one with a digit (pg-ledger-7.db8.internal, orders.events.v3, app-artifacts-5f1c09):
-    # a host, topic, bucket or queue. After the other shapes, so a URL, path, version or key keeps its own.
-    ("ident", re.compile(r"(?<![\w./:@#-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z]{2})[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*"
-                         r"(?:[.-][A-Za-z0-9]+)(?![\w/@]|[.-]\w)", re.ASCII), 2.5),
-    ("number", re.compile(r"(?<![\w.,-])\d{2,}(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
-    # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
-    # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
-    ("region", re.compile(r"\b[a-z]{2}-(?:north|south|east|west|central)(?:east|west)?-\d{1,2}\b", re.ASCII), 3.0),
-    ("flag", re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b", re.ASCII), 3.0),
-    ("handle", re.compile(r"(?<![\w&#/@])[#@][A-Za-z][\w.-]*[A-Za-z0-9]", re.ASCII), 3.0),
-    ("kv", re.compile(r"(?<![\w.-])[a-z][a-z0-9_.]*=(?P<v>[^\s,;'\"&=]{2,})", re.ASCII), 2.5),
-)
-_SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
-#: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
-_UNIT = re.compile(
-    r"\s?(?:ms|s|sec|secs|seconds?|minutes?|min|hours?|h|days?|%|percent|[kKMGT]i?B|bytes?|kb|mb|gb|x|times|"
-    r"per\b|次|毫秒|秒|分钟|小时|天|个|行|条|倍|字节|项|人|台)"
-    r"|\s(?!(?:as|is|its|this|was|has|does|us|yes|thus|plus)\b)(?:[a-z]+\s)?[a-z]+s\b",
-)
-#: A label that says the number after it is a measurement ("p99_ms:", "error count =") or a place in a file
-#: ("line 1914" of a traceback or a compiler message: it moves with every edit).
-_UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct|percent|ratio|count|total|size|errors|"
-                       r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
-#: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
-#: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
-_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|limit|limited|cap|capped|throttle[sd]?)|[=:：]|--[a-z][\w-]*)\s*$", re.IGNORECASE)
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
-_NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
-#: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
-_NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|approved|assigned to|owner(?:ship)? (?:is|goes to)) (?:by )?"
-                      r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
-                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)")
-_CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|old|used to be|off|out|swap|retire|drop)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
 _OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone)\b|\bwas replaced\b)", re.IGNORECASE)
@@ -124,12 +117,6 @@ _KIND_WORDS = frozenset("project service team repo repository database db host s
                          "pipeline topic table".split())
 _PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Za-z0-9]*\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+|[A-Za-z]")
-_STOP = frozenset(
-    "a an the of for to in on at by with from and or is are was were be been it its this that these those as into "
-    "we i you our your they he she his her their there here now currently new changed change moved updated update "
-    "set then than so not no yes also please just still will would should can could do does did has have had "
-    "listen listens which what where when who whom why how value".split()
-)
 _LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
 #: What a fact loses when its output states three or more of its kind in the same words, and more per doubling
 #: past three: a row of a 100-line listing (``docker ps``, a metrics CSV) says less than one of three.
@@ -154,16 +141,8 @@ _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-#: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
-_NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
-                        r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call|DRI|approver|reviewer|assignee|"
-                        r"sponsor|decider|responsible person|tech lead))\b")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
 _SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
-#: Literals that say no more than on or off.
-_PLAIN_LITERALS = frozenset("true false yes no on off none null auto default enabled disabled".split())
-
-
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
     """A value a statement binds, with what it is about and how much it matters."""
 
@@ -181,6 +160,8 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     update: bool = False
     #: the statement adds to what was said before ("also", "another", "as well", "又"): it updates nothing
     adds: bool = False
+    #: the key that binds the value in a structured statement (a setting's key, a flag's name, a table's column), normalised
+    attribute: str = ""
     #: the old value the statement names as replaced ("from 7.4 to 7.5", "原来是 A"): exactly what it updates
     replaces: str = ""
     #: when it was said (the carrying entry's ts) and where (position in the history)
@@ -217,50 +198,13 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[str, str, int, int]]:
-    """(shape, value, start, end) of the values of a sentence, most distinctive shape first, no overlaps.
-
-    ``setting`` is the match of :data:`_SETTING_VALUE` when the sentence is a setting line.
-    """
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[str, str, int, int]] = []
-    for shape, pattern, _ in _SHAPES:
-        for match in pattern.finditer(sentence):
-            group = "v" if "v" in pattern.groupindex else 0  # a shape may name where in its match the value is
-            start, end = match.span(group)
-            value = match.group(group).rstrip(".,;:")
-            end = start + len(value)
-            if any(start < b and a < end for a, b in taken) or not value:
-                continue
-            if shape == "number" and (len(value) < 4 or _UNIT_KEY.search(sentence, 0, start)
-                                      or (_UNIT.match(sentence, end) and not _SETS.search(sentence, 0, start))):
-                shape = "quantity"  # a count or a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
-            taken.append((start, end))
-            found.append((shape, value, start, end))
-    if not found:
-        for match in _NAME_AFTER.finditer(sentence):
-            found.append(("name", match.group(1), match.start(1), match.end(1)))
-        for match in _CJK_VALUE.finditer(sentence):
-            if not match.group(1)[0].isdigit():  # "错误率是8%" binds a measurement, not a name
-                found.append(("name", match.group(1), match.start(1), match.end(1)))
-        for match in _NAME_BY.finditer(sentence):
-            group = 1 if match.group(1) else 2
-            found.append(("name", match.group(group), match.start(group), match.end(group)))
-        for match in _NAME_ROLE.finditer(sentence):
-            found.append(("name", match.group(1), match.start(1), match.end(1)))
-    if not found and setting is not None:  # a setting's literal is its value, whatever its shape
-        literal = setting.group(1).strip("\"'")
-        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS:
-            start = sentence.find(literal, setting.start(1))
-            found.append(("setting", literal, start, start + len(literal)))
-    return found
-
-
 def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
     """What a sentence is about: its identifiers, words a kind noun names, proper nouns, latin words in CJK."""
     found = {m.group(0).lower() for m in _IDENT.finditer(sentence)}
     for match in _KIND_NOUN.finditer(sentence):
         word = (match.group(1) or match.group(2)).lower()
+        if match.group(1) and _KEY_AFTER.match(sentence, match.end()):
+            continue  # "db port: 5432": the word before the colon is the key, not what the line is about
         if word not in _STOP and word not in _KIND_WORDS:
             found.add(word)
     found.update(m.group(0).lower() for m in _PROPER.finditer(sentence))
@@ -302,8 +246,9 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         stance = "decision"
     if stance:  # its value is the whole statement (what was chosen, and why)
         return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
-    if not subject and not anchors:
-        return ()  # a bare value: nothing says what it is
+    if not subject and not anchors and not any(sh == "assign" or _KEY_BEFORE.search(sentence, max(0, s - 64), s)
+                                               for sh, _, s, _ in values):
+        return ()  # a bare value: nothing says what it is (a key before it would)
     # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
     measured = any(shape == "quantity" for shape, _, _, _ in values)
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
@@ -324,11 +269,15 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
             continue  # a name bound to nothing we could name
         before = sentence[max(0, start - 24):start]
         label = _LABEL.search(before)
-        bound = 1.0 if _COPULA_EN.search(before) or shape == "name" or (label is not None and (label.group(1) or "").lower() not in _STOP) else 0.0
+        bound = 1.0 if _COPULA_EN.search(before) or shape == "name" or _INSTRUCTION.match(sentence, 0, start) \
+            or (label is not None and (label.group(1) or "").lower() not in _STOP) else 0.0
+        if shape in _BOUND_BY_DEFINITION:
+            bound = 0.0  # a key is what made it a value at all: no bonus for it
         salience = _SHAPE_WEIGHT.get(shape, 2.5) + bound + user_bonus + (0.5 if subject else 0.0)
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0
         out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
+                        attribute=value.split("=", 1)[0].lower().replace("_", "-") if shape == "assign" else _attribute(sentence, start, subject),
                         update=_UPDATE.search(sentence) is not None or bool(replaced),
                         adds=_ADDITIVE.search(sentence) is not None, replaces=replaced[-1] if replaced else ""))
     return tuple(out)
@@ -381,7 +330,7 @@ def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
 #: a setting's literal and the same value said in prose, whose shape was found).
-_FAMILY = {"ip": "number", "pin": "version", "kv": "setting"}
+_FAMILY = {"ip": "number", "pin": "version", "range": "version", "kv": "setting", "count": "number", "hostport": "number"}
 
 
 def family(shape: str) -> str:
@@ -399,6 +348,8 @@ def same_slot(old: Fact, new: Fact) -> bool:
         return False
     if old.shape in ("preference", "decision") or new.adds:
         return False  # a statement-valued fact accumulates; "another one" adds, it does not replace
+    if old.attribute and new.attribute:  # both keyed: the same key is the same slot, another key another slot
+        return old.attribute == new.attribute
     a, b = set(old.anchors), set(new.anchors)
     if not a and not b:
         return True
@@ -423,6 +374,8 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
         if family(old.shape) != family(new.shape) or old.value == new.value \
                 or (old.subject and new.subject and old.subject != new.subject):
             continue
+        if old.attribute and new.attribute and old.attribute != new.attribute:
+            continue  # another key of the same thing ("max-conns" is no update of "timeout")
         theirs = set(old.subject) | set(old.anchors)
         shared = mine & theirs
         if old.subject and not shared & set(old.subject):

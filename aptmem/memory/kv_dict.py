@@ -61,6 +61,8 @@ class FactRecord(msgspec.Struct, kw_only=True):
     anchors: list[str]
     salience: float
     since: int
+    #: the key that binds the value (a setting's key, a flag, a column), if a structure names one
+    attribute: str = ""
     #: how many statements repeated it (a value the history keeps saying is no news)
     seen: int = 1
     before: list[Superseded] = []
@@ -68,7 +70,7 @@ class FactRecord(msgspec.Struct, kw_only=True):
     def as_fact(self) -> Fact:
         """The record as a :class:`Fact`, to compare slots."""
         return Fact(value=self.value, shape=self.shape, text=self.text, subject=tuple(self.subject),
-                    anchors=tuple(self.anchors), salience=self.salience, ts=self.since)
+                    anchors=tuple(self.anchors), salience=self.salience, ts=self.since, attribute=self.attribute)
 
     @property
     def weight(self) -> float:
@@ -78,7 +80,7 @@ class FactRecord(msgspec.Struct, kw_only=True):
 
 def _record(fact: Fact) -> FactRecord:
     return FactRecord(value=fact.value, shape=fact.shape, text=snippet(fact), subject=list(fact.subject),
-                      anchors=list(fact.anchors), salience=fact.salience, since=fact.ts)
+                      anchors=list(fact.anchors), salience=fact.salience, since=fact.ts, attribute=fact.attribute)
 
 
 def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: int) -> list[FactRecord]:

@@ -57,8 +57,25 @@ _SPACE = re.compile(r"\s+")
 #: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
 _LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
-_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$""")
+_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
+                      r"""|^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){1,3}:\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*$""")
+#: A list item's marker (``- ``, ``* ``, ``1. ``, ``• ``) and Markdown emphasis (``**port**``, `` `5432` ``): not part of what is said.
+_LIST_MARK = re.compile(r"^(?:[-+•]|\d{1,2}[.)])\s+(?=\S)")
+_EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
+_LOGFMT = re.compile(r"""^(?:[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)\s+){1,}[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)$""")
+#: A Dockerfile instruction that sets something (``FROM python:3.12-slim``, ``EXPOSE 8443``, ``ENV KEY=value``).
+_INSTRUCTION = re.compile(r"^(?:FROM|EXPOSE|ENV|ARG|USER|WORKDIR|LABEL|VOLUME|HEALTHCHECK)\s+\S")
+#: A setting changed in place: ``key: old -> new`` (an arrow between two literals).
+_CHANGE = re.compile(r"^[A-Za-z_][\w. -]{0,40}[:=]\s*\S+\s*(?:->|→|=>)\s*\S+$")
+#: A header of a column-aligned listing (``kubectl get``, ``docker ps``, ``df``): three or more column names
+#: apart by two spaces or more.
+_ALIGNED_HEADER = re.compile(r"^[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?(?: {2,}[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?){2,}$")
+_COLUMN_GAP = re.compile(r" {2,}|\t+")
+#: How many rows of one column-aligned listing are read (each gives a statement per cell): a 300-pod listing says
+#: no more per row than its first rows do, and its rows rank low as bulk anyway.
+_MAX_ALIGNED_ROWS = 24
 #: A Markdown table row, and the rule under its header row.
 _TABLE_ROW = re.compile(r"^\|.*\|$")
 #: A CSV header: three or more comma-separated column names (no spaces, quotes or digits-only cells).
@@ -121,9 +138,24 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     header: list[str] = []  # the header cells of the Markdown table being read
     commit = ""  # the hash of a `git log` entry whose message is still to come
     columns: list[str] = []  # the header of the CSV block being read
+    aligned: list[str] = []  # the header of the column-aligned listing being read
+    aligned_rows = 0
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
+            continue
+        if aligned:
+            cells = _COLUMN_GAP.split(stripped)
+            if len(cells) == len(aligned):
+                aligned_rows += 1
+                if aligned_rows <= _MAX_ALIGNED_ROWS:  # past that, more rows of the same listing: bulk, not read
+                    yield from _row_statements(cells, aligned)
+                continue
+            aligned = []
+        if _ALIGNED_HEADER.match(stripped) and number + 1 < len(lines) \
+                and len(_COLUMN_GAP.split(lines[number + 1].strip())) == len(_COLUMN_GAP.split(stripped)):
+            aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
+            aligned_rows = 0
             continue
         if _CSV_HEADER.match(stripped):  # a header, also one that starts another block
             columns = stripped.split(",")
@@ -167,6 +199,8 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
             parents.append((indent, parent.group(1)))
             continue
         carrier = "prose"
+        if _LIST_MARK.match(stripped) or "`" in stripped or "**" in stripped:
+            stripped = _EMPHASIS.sub("", _LIST_MARK.sub("", stripped)).strip()
         bare = _COMMENT.sub("", stripped)
         if bare != stripped:
             carrier = "comment"
@@ -175,6 +209,9 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
+        if _LOGFMT.match(logged) or _CHANGE.match(logged) or _INSTRUCTION.match(logged):
+            yield Statement(logged, "log")  # a logfmt line, a setting changed in place: statements as they stand
+            continue
         if carrier == "prose" and _SETTING.match(logged):
             # key = literal, as config files, .env and YAML say a value; under a section, about it
             owner = parents[-1][1] if parents else ""

@@ -6,8 +6,10 @@ for a check on data written differently; ``fieldnotes`` (:mod:`.fieldnotes`), a 
 other kinds, written before the fact finder was widened, held out in phase 3 and tuned on in
 phase 4; ``tracker``
 (:mod:`.tracker`), a fourth (an issue tracker and a chat-ops channel), written before the fact
-finder was made general in phase 4 and never tuned on. Each builds one
-seed's sessions and items.
+finder was made general in phase 4 and never tuned on; ``pairing`` (:mod:`.pairing`), a fifth (a
+coding pair's diffs, build and deploy files, CI logs and bilingual chat, with every item type),
+written blind in phase 5 (without reading the fact finder or the strategies, none run on it while
+it was written): held out, never tuned on. Each builds one seed's sessions and items.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from collections.abc import Callable
 
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
 from experiments.measurements.memory_quality.independent import build_independent
+from experiments.measurements.memory_quality.pairing import build_pairing
 from experiments.measurements.memory_quality.tracker import build_tracker
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
 
 __all__ = ["GENERATORS"]
 
 GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent,
-                                                                "fieldnotes": build_fieldnotes, "tracker": build_tracker}
+                                                                "fieldnotes": build_fieldnotes, "tracker": build_tracker,
+                                                                "pairing": build_pairing}

@@ -1,0 +1,216 @@
+"""Values in a sentence: where each stands, its shape, and whether a key binds it.
+
+The shapes and the ways of stating a value that the fact finder recognises are listed, with
+why, in :mod:`aptmem.memory.facts`; this module holds the patterns. :func:`values` finds the
+values of one sentence, most distinctive shape first and never overlapping; a number or a
+quantity with a unit is a setting when a key, a flag or a setting word binds it and a
+measurement (shape ``quantity``, which no keeper stores) when it is merely reported.
+:func:`attribute` names the key that binds a value in a structured statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["BOUND_BY_DEFINITION", "INSTRUCTION", "KEY_AFTER", "KEY_BEFORE", "SHAPE_WEIGHTS", "STOP_WORDS", "attribute", "values"]
+
+#: Value shapes, most distinctive first, with the weight of a value of that shape.
+_SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
+    # A URL of any scheme, and an scp-style remote (git@host:org/repo.git).
+    ("url", re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>)\]，。]+|\b[\w.-]+@[\w-]+(?:\.[\w-]+)+:[\w~][\w./~-]*", re.ASCII), 3.0),
+    ("arn", re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:[\w/:.+=@-]*\w", re.ASCII), 3.0),
+    ("digest", re.compile(r"\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]{16,128}\b", re.ASCII), 3.0),
+    ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", re.ASCII), 3.0),
+    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b", re.ASCII), 3.0),
+    ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+", re.ASCII), 3.0),
+    ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
+    ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
+    ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
+    # A host with a port (db-1.internal:5432, localhost:8080) or a bare listening port (:8443): not a clock time.
+    ("hostport", re.compile(r"(?<![\w.:/@-])(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+)?:\d{2,5}(?![\w.:])", re.ASCII), 3.0),
+    # Absolute and home paths; relative ones with an extension, or of three parts or more; Windows paths.
+    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b"
+                        r"|(?<![\w/:.@-])[A-Za-z_][\w.-]*(?:/[\w.@+-]+){2,}/?|\b[A-Za-z]:\\(?:[\w. -]+\\)*[\w.-]+", re.ASCII), 2.5),
+    ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
+    # A container image reference (python:3.12-slim, ghcr.io/acme/api:2.4.1): a name, a colon, a tag with a digit.
+    ("image", re.compile(r"(?<![\w.:/-])[a-z][a-z0-9.-]*(?:/[a-z0-9._-]+)*:(?=[\w.-]*\d)[A-Za-z0-9][\w.-]*(?<![.-])(?![\w:/])", re.ASCII), 3.0),
+    # A cron schedule: five fields of digits, stars, steps and ranges, one of them a star.
+    ("cron", re.compile(r"(?<![\w*/,-])(?=[^\n]*\*)(?:[\d*][\d*/,-]*\s){4}[\d*][\d*/,-]*(?![\w*/,-])", re.ASCII), 3.0),
+    # Dates and times: ISO (with a zone or an offset), slashed, month names, a clock time with a zone or am/pm.
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w:])"
+                        r"|\b\d{4}/\d{2}/\d{2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b"
+                        r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}\b"
+                        r"|\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]* \d{4}\b"
+                        r"|(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z][SD]T)\b", re.ASCII), 2.0),
+    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
+    ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
+    # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
+    ("range", re.compile(r"(?<![\w<>=~^!-])(?:\^|~>?|[<>]=?|!=)\s?v?\d+(?:\.[\w*]+){0,3}(?:,?\s*(?:[<>]=?|!=)\s?\d+(?:\.[\w*]+){0,3})*", re.ASCII), 2.5),
+    # A version has a v, three parts or a suffix (v2.1, 1.4.2, 16.6-jammy, v3beta2): a bare "94.0" is a number.
+    ("version", re.compile(r"\bv\d+\.\d+(?:\.\d+){0,2}(?:-[\w.]+)?\b|\b\d+\.\d+(?:\.\d+){1,2}(?:-[\w.]+)?\b"
+                           r"|\b\d+\.\d+-[\w.]+\b|\bv\d+(?:alpha|beta|rc|preview)\d*\b", re.ASCII), 2.0),
+    ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
+    # A number with a unit: a size, a duration, a rate, a percentage, a k8s resource quantity (2944Mi, 750m).
+    # A setting when a key or a setting word binds it, else a measurement (see _values).
+    ("amount", re.compile(r"(?<![\w.,/-])\d+(?:\.\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
+                          r"B|rps|qps|tps|x)(?![\w%])|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b)"
+                          r"(?:\s?/\s?(?:s|sec|second|min|minute|h|hour|day)\b|\s(?:per|a) (?:second|minute|hour|day)\b)?"
+                          r"|(?<![\w.,/-])\d+(?:\.\d+)?\s?(?:毫秒|秒|分钟|小时|天|周|兆|字节)"
+                          r"|(?<![\w.,/-])\d+(?:\.\d+)?\s(?:req|requests|calls|msgs|messages|events|ops|jobs)\s?(?:/\s?|per )(?:s|sec|second|min|minute|h|hour|day)\b",
+                          re.ASCII), 2.5),
+    # A name made of parts, one with a digit (pg-ledger-7.db8.internal, orders.events.v3, app-artifacts-5f1c09):
+    # a host, topic, bucket or queue; digit-led (20240511_0930_add_invoices), snake_case (checkout_v2_enabled)
+    # or CamelCase (WebFrontendV2) names with a digit. After the other shapes, so a URL, path, version or key keeps its own.
+    ("ident", re.compile(r"(?<![\w./:@#-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z]{2})[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*"
+                         r"(?:[.-][A-Za-z0-9]+)(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})(?=\w*\d)[A-Za-z0-9]+(?:_[A-Za-z0-9]+){2,}(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})\d+(?:_[A-Za-z0-9]+)+(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=[A-Za-z]*\d)[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\d*(?![\w/@]|[.-]\w)"
+                         # a dotted name of three parts or more (acme.prod.assets, com.acme.billing): a bucket, a package, a host
+                         r"|(?<![\w./:@#-])[a-z][a-z0-9-]+(?:\.[a-z][a-z0-9-]*){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
+    ("number", re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
+    # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
+    # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
+    ("region", re.compile(r"\b[a-z]{2}-(?:north|south|east|west|central)(?:east|west)?-\d{1,2}\b", re.ASCII), 3.0),
+    ("flag", re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b", re.ASCII), 3.0),
+    ("handle", re.compile(r"(?<![\w&#/@])[#@][A-Za-z][\w.-]*[A-Za-z0-9]", re.ASCII), 3.0),
+    ("kv", re.compile(r"(?<![\w.-])[a-z][a-z0-9_.]*=(?P<v>[^\s,;'\"&=]{2,})", re.ASCII), 2.5),
+)
+_SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
+#: A short number a key binds ("replicas: 5"): kept, but below every distinctive shape (such settings are many).
+_SHAPE_WEIGHT["count"] = 1.5
+#: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
+_SHAPE_WEIGHT["word"] = 1.0
+#: Shapes that are values only because a key binds them: the binding earns them nothing more.
+_BOUND_BY_DEFINITION = frozenset({"count", "word"})
+#: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
+_UNIT = re.compile(
+    r"\s?(?:ms|s|sec|secs|seconds?|minutes?|min|hours?|h|days?|%|percent|[kKMGT]i?B|bytes?|kb|mb|gb|x|times|"
+    r"per\b|次|毫秒|秒|分钟|小时|天|个|行|条|倍|字节|项|人|台)"
+    r"|\s(?!(?:as|is|its|this|was|has|does|us|yes|thus|plus)\b)(?:[a-z]+\s)?[a-z]+s\b",
+)
+#: A label that says the number after it is a measurement ("p99_ms:", "error count =") or a place in a file
+#: ("line 1914" of a traceback or a compiler message: it moves with every edit).
+_UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct|percent|ratio|count|total|size|errors|"
+                       r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
+#: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
+#: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
+_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
+#: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
+#: "set it to 3"): a setting, not a count said in passing ("3 retries", "step 2").
+_BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|becomes|became|set|of)\b|为|是|到|成)\s*[\"']?$", re.IGNORECASE)
+#: The key that binds the value after it, in a structured statement: ``key: value``, ``key = value``, ``--flag value``.
+_KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:=：])\s*[\"']?$")
+#: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
+_MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio)\b|率|耗时|延迟|占用|用时)"
+                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$", re.IGNORECASE)
+#: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
+#: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
+#: ("the build is green", "it is running") says how something is, not what it is set to.
+_WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|switched|changed|moved|defaults?)\s+(?:[\w'-]+\s+){0,6}?to\s+|[:=]\s*)"
+                         r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=\s*(?:[.,;!?)]|$))", re.IGNORECASE)
+_STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|green|red|yellow|fine|ok|okay|good|bad|broken|up|down|live|"
+                         r"open|closed|fixed|flaky|slow|fast|true|false|yes|no|on|off|none|null|empty|same|different|new|old|"
+                         r"correct|wrong|right|fine|clean|dirty|stale|current|unknown|here|there|back|out|in|gone|high|low)$")
+#: An instruction word that opens a line and binds what follows (Dockerfile ``FROM``, ``EXPOSE``, ``USER``; an HTTP verb).
+_INSTRUCTION = re.compile(r"[A-Z]{3,12}\s+$")
+_KEY_AFTER = re.compile(r"[\"']?\s*[:=：]\s*\S")
+_FLAG_BEFORE = re.compile(r"--[a-z][\w-]*[\s=]$")
+_NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
+#: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
+_NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|approved|assigned to|owner(?:ship)? (?:is|goes to)) (?:by )?"
+                      r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
+                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)")
+_CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
+#: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
+_NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
+                        r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call|DRI|approver|reviewer|assignee|"
+                        r"sponsor|decider|responsible person|tech lead))\b")
+#: Literals that say no more than on or off.
+_PLAIN_LITERALS = frozenset("true false yes no on off none null auto default enabled disabled".split())
+
+
+_STOP = frozenset(
+    "a an the of for to in on at by with from and or is are was were be been it its this that these those as into "
+    "we i you our your they he she his her their there here now currently new changed change moved updated update "
+    "set then than so not no yes also please just still will would should can could do does did has have had "
+    "listen listens which what where when who whom why how value".split()
+)
+
+
+def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[str, str, int, int]]:
+    """(shape, value, start, end) of the values of a sentence, most distinctive shape first, no overlaps.
+
+    ``setting`` is the match of :data:`_SETTING_VALUE` when the sentence is a setting line.
+    """
+    taken = bytearray(len(sentence))  # 1 where a value already stands: a later shape may not overlap it
+    found: list[tuple[str, str, int, int]] = []
+    for shape, pattern, _ in _SHAPES:
+        for match in pattern.finditer(sentence):
+            group = "v" if "v" in pattern.groupindex else 0  # a shape may name where in its match the value is
+            start, end = match.span(group)
+            value = match.group(group).rstrip(".,;:")
+            end = start + len(value)
+            if not value or 1 in taken[start:end]:
+                continue
+            before = max(0, start - 64)  # what binds a value or names it a measurement stands just before it
+            if shape == "ident" and _KEY_AFTER.match(sentence, end):
+                continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
+            # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
+            flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
+            if shape == "number" and flagged:
+                shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
+            elif shape == "number":
+                if _UNIT_KEY.search(sentence, before, start) or (_UNIT.match(sentence, end) and not _SETS.search(sentence, before, start)):
+                    shape = "quantity"  # a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
+                elif len(value) < 4:  # a short number is a setting only when a key binds it ("replicas: 5")
+                    shape = "count" if _BOUND.search(sentence, before, start) and not _UNIT.match(sentence, end) else "quantity"
+                    if shape == "quantity" and len(value) == 1:
+                        continue  # a lone digit in passing ("step 1", "3 of them") is nothing, not even a measurement
+            elif shape == "amount" and not flagged and (_UNIT_KEY.search(sentence, before, start) or _MEASURED.search(sentence, before, start)
+                                                        or not _SETS.search(sentence, before, start)):
+                shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
+            taken[start:end] = b"\x01" * (end - start)
+            found.append((shape, value, start, end))
+    if not found:
+        for match in _NAME_AFTER.finditer(sentence):
+            found.append(("name", match.group(1), match.start(1), match.end(1)))
+        for match in _CJK_VALUE.finditer(sentence):
+            if not match.group(1)[0].isdigit():  # "错误率是8%" binds a measurement, not a name
+                found.append(("name", match.group(1), match.start(1), match.end(1)))
+        for match in _NAME_BY.finditer(sentence):
+            group = 1 if match.group(1) else 2
+            found.append(("name", match.group(group), match.start(group), match.end(group)))
+        for match in _NAME_ROLE.finditer(sentence):
+            found.append(("name", match.group(1), match.start(1), match.end(1)))
+    if not found:
+        for match in _WORD_VALUE.finditer(sentence):
+            word = match.group(1)
+            if word.lower() not in _STOP and not _STATE_WORD.search(word.lower()) and len(word) >= 3:
+                found.append(("word", word, match.start(1), match.end(1)))
+    if not found and setting is not None:  # a setting's literal is its value, whatever its shape
+        literal = setting.group(1).strip("\"'")
+        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS:
+            start = sentence.find(literal, setting.start(1))
+            found.append(("setting", literal, start, start + len(literal)))
+    return found
+
+
+def attribute(sentence: str, start: int, subject: Sequence[str]) -> str:
+    """The key that binds the value at ``start`` ("pool_size: 40" -> "pool-size", "--batch-size 250" -> "batch-size"),
+    lowercased, its parts joined by dashes, a part naming the subject left out; "" if no key binds it."""
+    match = _KEY_BEFORE.search(sentence, max(0, start - 64), start)
+    if match is None:
+        return ""
+    parts = [p for p in re.split(r"[._-]+", (match.group(1) or match.group(2)).lower()) if p and p not in subject]
+    return "-".join(parts)
+
+
+#: The public names of what :mod:`aptmem.memory.facts` uses.
+SHAPE_WEIGHTS = _SHAPE_WEIGHT
+BOUND_BY_DEFINITION = _BOUND_BY_DEFINITION
+KEY_BEFORE = _KEY_BEFORE
+KEY_AFTER = _KEY_AFTER
+INSTRUCTION = _INSTRUCTION
+STOP_WORDS = _STOP
