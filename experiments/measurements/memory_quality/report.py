@@ -27,7 +27,10 @@ _PERCENT = {m for m in METRICS if m not in ("mean_context_tokens", "summarize_se
 #: How the section names a workload written apart from the strategies' tuning (``workload.generator``).
 _GENERATOR_NOTE = {"independent": "the independent generator, written apart from the strategies' tuning",
                    "fieldnotes": "the field-notes generator, a third style (held out in phase 3, tuned on in phase 4)",
-                   "tracker": "the tracker generator (issue comments, chat-ops), a fourth style held out from all tuning"}
+                   "tracker": "the tracker generator (issue comments, chat-ops), a fourth style held out in phase 4, "
+                              "no longer clean after phase 5 (the shapes its plants lack were named before the fact finder was widened)",
+                   "pairing": "the pairing generator (a coding pair's diffs, build files, CI logs, bilingual chat), "
+                              "a fifth style written blind and held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 
