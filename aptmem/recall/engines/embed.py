@@ -170,7 +170,9 @@ class WordLlamaEmbedder:
         # and digits repeat, so most of its parts are known already (the 20k-record benchmark:
         # 2.7M characters of new pieces, 0.1M of new parts).
         cut = self._cut.findall
-        parts = {piece: cut(piece) for piece in new}
+        # A piece of word marks and letters has no cut (cuts fall at digits, newlines and ASCII
+        # marks only): most new pieces are words, and str.isalpha is far cheaper than the pattern.
+        parts = {piece: [piece] if piece.lstrip(_SPACE).isalpha() else cut(piece) for piece in new}
         parts_memo = self._parts
         fresh = list(dict.fromkeys(p for ps in parts.values() for p in ps if p not in parts_memo))
         for part, encoding in zip(fresh, self._pieces.encode_batch_fast(fresh, add_special_tokens=False)):
