@@ -112,7 +112,7 @@ _WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|sw
                          r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=\s*(?:[.,;!?)]|$))", re.IGNORECASE)
 _STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|green|red|yellow|fine|ok|okay|good|bad|broken|up|down|live|"
                          r"open|closed|fixed|flaky|slow|fast|true|false|yes|no|on|off|none|null|empty|same|different|new|old|"
-                         r"correct|wrong|right|fine|clean|dirty|stale|current|unknown|here|there|back|out|in|gone|high|low)$")
+                         r"correct|wrong|right|clean|dirty|stale|current|unknown|here|there|back|out|in|gone|high|low)$")
 #: An instruction word that opens a line and binds what follows (Dockerfile ``FROM``, ``EXPOSE``, ``USER``; an HTTP verb).
 _INSTRUCTION = re.compile(r"[A-Z]{3,12}\s+$")
 _KEY_AFTER = re.compile(r"[\"']?\s*[:=：]\s*\S")

@@ -142,7 +142,6 @@ _M_LETTER = _mask(_LETTER)
 _M_UPPER = _mask(_UPPER)
 _M_DIGIT = _mask(_DIGIT)
 _FOUR_DIGITS = bytes([_DIGIT]) * 4  # four digits in a row in the one-hot class string
-_FOUR_CODE_DIGITS = b"\x01" * 4  # ... and in the long path's class codes (medium_lookup.DIGIT)
 _M_PUNCT = _mask(_PUNCT)
 _M_NEWLINE = _mask(_NEWLINE)
 _M_SPACE = _mask(_SPACE)
@@ -389,9 +388,8 @@ class MediumEstimator:
             codes = raw.translate(lookup.CLASS_CODES, _CONTINUATION)
             estimate = self._non_ascii(text, raw)
         estimate += float(lookup.class_histogram(codes).dot(self._table))
-        if _FOUR_CODE_DIGITS in codes:  # (numpy's calls cost microseconds: only for a text with such a run)
-            estimate += self._weights[1] * lookup.digits_past_three(codes)
-        return estimate
+        # (digits_past_three finds a text's runs of four digits by substring search first: numpy only for many)
+        return estimate + self._weights[1] * lookup.digits_past_three(codes)
 
     def __repr__(self) -> str:
         return f"MediumEstimator(path={self._path!r})" if self._path else "MediumEstimator()"

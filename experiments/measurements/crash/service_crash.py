@@ -78,7 +78,6 @@ def service_crash_cases(strategy: StrategySpec, service: Service, *, kills: int,
     """``kills`` server crashes of ``strategy``'s ``service``, each recovered and returned as a case to judge."""
     rng = random.Random(f"{seed}:{strategy.name}:server-crash")
     request = WorkloadRequest.of(workload, entries)
-    total = len(request.entries())  # the writer steps after every acknowledgement but its last
     for case in range(kills):
         from experiments.measurements.crash.service_writer import ServiceWriterJob
 
@@ -100,8 +99,8 @@ def service_crash_cases(strategy: StrategySpec, service: Service, *, kills: int,
                     intended.append(line[2:])
                 elif line == "A":
                     acked += 1
-                    if acked < total:
-                        _step(proc.stdin)  # the writer waits for this before its next append
+                    # the writer waits for this before its next append (after its last it has left: _step allows that)
+                    _step(proc.stdin)
                     if acked == target and not crashed:
                         # the kill lands within ``pause`` of the next append's start: before, inside or
                         # just after it
