@@ -350,7 +350,7 @@ def test_importing_aptmem_loads_no_tokenizer_library() -> None:
     code = ("import sys, aptmem, aptmem.tokens, aptmem.cli, aptmem.cli.tokens\n"
             "from aptmem.tokens import get_estimator\n"
             "get_estimator('medium').count('hello'); get_estimator('rough').count('hello')\n"
-            "print(sorted(m for m in ('tiktoken', 'transformers', 'mistral_common', 'numpy') if m in sys.modules))")
+            "print(sorted(m for m in ('tiktoken', 'transformers', 'mistral_common', 'numpy', 'numba') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[]"
 
