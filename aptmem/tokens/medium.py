@@ -49,11 +49,15 @@ How it is fast: two paths that count the same, to the last bit of the float
   ``kernel="compiled"`` loads it on the first count (a process known to count a lot, the
   harness's speed measurement), ``kernel="python"`` never.
 
-Measured side by side with tiktoken (see the README's medium-tier section and
-``benchmarks/medium_against.py``): the kernel is more than ten times faster than tiktoken on
-every kind of the token measurement's corpus; the pure-Python path is not on prose (a text of
-about 400 characters takes tiktoken about 28 us idle, the big-integer path's fifteen-odd O(n)
-operations about 4 us).
+Measured side by side with tiktoken and main's tier before the kernel (``python
+benchmarks/medium_against.py --rev main --repeats 15`` at f12e5b5: the token measurement's corpus, 60
+texts a kind, the best of 15 timings per text, each counter first in turn; load 3 on 2 cores): the
+kernel is 29.6x tiktoken over all kinds, 17.1x on English prose, 25.3x on Chinese, 27.7x on mixed
+replies, 33.3x on code, 35.6x on JSON, 35.3x on logs (the tier before it, in the same run: 8.1x).
+The pure-Python path (``--kernel python``) is 6.6x tiktoken: not 10x on prose (a text of about
+400 characters takes tiktoken about 28 us idle, the big-integer path's fifteen-odd O(n) operations
+about 4 us), and 0.79x the tier before the kernel, which had a numpy path for long texts and many
+non-ASCII characters (numpy's import is a cost of its own, and the kernel replaces both).
 """
 
 from __future__ import annotations
@@ -70,9 +74,12 @@ __all__ = ["FEATURES", "KERNELS", "KERNEL_AFTER_SECONDS", "CharCosts", "MediumEs
 
 #: what ``MediumEstimator(kernel=...)`` takes: when the compiled kernel is loaded
 KERNELS = ("auto", "compiled", "python")
-#: seconds a process counts in pure Python before ``kernel="auto"`` loads the compiled kernel: what
-#: loading it costs with its machine code cached (``import numba`` and the cache read), measured by
-#: ``python benchmarks/medium_kernel_load.py`` (0.4-0.6 s idle on 2 cores)
+#: seconds a process counts in pure Python before ``kernel="auto"`` loads the compiled kernel: about
+#: what loading it costs with its machine code cached (``import numba`` and the first call, which reads
+#: the cache), measured in fresh processes by ``python benchmarks/medium_kernel_load.py``: median 0.82 s
+#: at load 2.5 on 2 cores (import numba 0.49, first call 0.30), 1.08 s at load 5.5; the lead measured
+#: ``import numba`` alone at 0.36 s idle. Taken a little under the loaded figures: a process that
+#: counts this long is one that keeps counting
 KERNEL_AFTER_SECONDS = 0.5
 
 _kernel = None  # aptmem.tokens.medium_kernel once loaded (it imports numba)
