@@ -105,8 +105,9 @@ def _decoded(count: int, names: tuple[str, ...]) -> dict[str, int]:
     """The features an encoding estimator's count spells (a count of 1 is the floor of a text with none)."""
     value = 0 if count == 1 else count // 2
     out = {}
-    for name in names:
+    for name in names[:-1]:  # each below 64 (the short strings); the last, the highest weight, takes the rest
         value, out[name] = divmod(value, 64)
+    out[names[-1]] = value
     return out
 
 

@@ -1,21 +1,27 @@
 """The ``medium`` tier's compiled kernel: every feature of a text in one loop over its UTF-8 bytes (numba).
 
-One pass, per character a class lookup and a few compares with the previous character's class
-(the rules are those of :mod:`aptmem.tokens.medium`, whose big-integer path counts the same:
-``tests/test_medium_kernel.py`` holds the two, and a plain per-character reference, equal on
+One pass; per character: its class (a table lookup for an ASCII byte; a non-ASCII character is
+"other"), the neighbourhood code of the last three classes (a shift, an OR and an AND), two
+additions of that code's increments packed in 16-bit fields (:func:`_packed_increments`), and the
+length of the current digit run, with no branch on the class; the fields are unpacked every
+16 KiB. The rules are those of :mod:`aptmem.tokens.medium`, whose big-integer path counts the
+same (``tests/test_medium_kernel.py`` holds the two, and a plain per-character reference, equal on
 every short string of every class, random Unicode and the corpora). A non-ASCII character's code
 point is decoded from its lead byte and continuation bytes in the loop and looked up in the
-reference tokenizer's cost table (:class:`~aptmem.tokens.medium.CharCosts`, passed as an array);
-its script is read off the lead byte, as the big-integer path reads it.
+reference tokenizer's cost table (:class:`~aptmem.tokens.char_costs.CharCosts`, passed as an
+array); its script is read off the lead byte, as the big-integer path reads it.
 
 The weighted sum is taken here in the big-integer path's order of additions (the non-ASCII
 features, then the digits past the third of a run, then the class and run features), and numba
 compiles without fast-math, so the float is the same to the last bit and every count is
 identical. The weights and the cost table are arguments, so one compiled function serves every
-constants set (a closure per set would compile again, 0.7 s each).
+constants set: two array arguments cost about 0.2-0.3 us a call more than a function of the text
+alone (an empty call measured 0.57-0.66 us against 0.28-0.43 us, load 3-5), but a closure per
+constants set would compile for each (about a second), and the tests and the calibration make
+hundreds of sets.
 
 numba is imported with this module, and :mod:`aptmem.tokens.medium` imports it only once a
-process has counted long enough for the import to pay (``import numba`` costs about 0.4 s). The
+process has counted long enough for the import to pay (``import numba`` and reading the cache cost about half a second or more). The
 machine code is cached on disk (``cache=True``: beside this file, or in numba's user cache
 directory where the package is read-only), so only the first process on a machine compiles.
 """
