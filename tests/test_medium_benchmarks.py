@@ -1,4 +1,4 @@
-"""The medium tier's two benchmarks run from the command line: the real-session text check and the path crossover."""
+"""The medium tier's two benchmarks run from the command line: the real-session text check, the kernel load and the side-by-side timing."""
 
 from __future__ import annotations
 
@@ -37,11 +37,11 @@ def test_the_real_text_check_reports_every_kind_and_fails_on_an_empty_folder(tmp
 
 
 @pytest.mark.slow
-def test_the_crossover_benchmark_times_both_paths() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "medium_crossover.py"), "--repeats", "1"],
-                          capture_output=True, text=True, timeout=900, cwd=ROOT)
+def test_the_kernel_load_benchmark_times_the_load_and_both_paths() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "medium_kernel_load.py"), "--processes", "1",
+                           "--repeats", "1"], capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    assert "numpy faster from (chars)" in done.stdout and "COSTS_NUMPY_FROM is" in done.stdout
+    assert "kernel's first call" in done.stdout and "KERNEL_AFTER_SECONDS is" in done.stdout
 
 
 def test_the_side_by_side_timing_runs_against_a_commit() -> None:

@@ -22,7 +22,9 @@ from experiments.measurements.transcripts.settings import TranscriptsSettings
     ("rough", "rough", "bytes"),
     ("rough:bytes", "rough", "bytes"),
     ("rough:chars", "rough", "chars"),
-    ("medium", "medium", None),
+    ("medium", "medium", "auto"),
+    ("medium:compiled", "medium", "compiled"),
+    ("medium:python", "medium", "python"),
     ("precise", "precise", None),
     ("precise:cl100k_base", "precise", "cl100k_base"),
     ("precise:hf:/some/folder", "precise", "hf:/some/folder"),  # only the first ':' separates
@@ -44,7 +46,7 @@ def test_counter_specs_carry_their_base_tier() -> None:
     (" medium", False, "spaces around it"),
     ("meduim", False, "unknown tier 'meduim'"),
     ("rough:words", False, "rough counts bytes or chars, not 'words'"),
-    ("medium:cl100k_base", False, "medium takes no option"),
+    ("medium:cl100k_base", False, "medium's option is when its kernel loads (auto, compiled, python)"),
     ("precise:", False, "nothing follows the ':'"),
     ("anchored", False, "anchored counts a provider's context"),
     ("model:anchored", True, "its base tier 'anchored' is not a plain tier"),
@@ -71,6 +73,7 @@ def test_build_estimator_builds_what_the_spec_names() -> None:
     assert build_estimator("rough").name == "rough:bytes/4"
     assert build_estimator("rough:chars").name == "rough:chars/4"
     assert build_estimator("medium").tier == "medium"
+    assert [build_estimator(f"medium:{k}").kernel for k in ("auto", "compiled", "python")] == ["auto", "compiled", "python"]
     assert build_estimator(parse_tier_spec("precise:cl100k_base")).name == "tiktoken:cl100k_base"
     with pytest.raises(InvalidTierSpec, match="anchored is a counter, not an estimator"):
         build_estimator(parse_tier_spec("anchored", counters=True))

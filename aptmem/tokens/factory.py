@@ -74,7 +74,8 @@ def get_estimator(tier: str = "medium", tokenizer: str | None = None, **options:
     """Build (or, for ``precise``, reuse) an estimator.
 
     ``options``: for ``rough``, ``unit`` ("bytes" or "chars") and ``per_token``; for ``medium``,
-    ``constants_path`` (a calibration file other than the shipped one). Raises ``ValueError``
+    ``constants_path`` (a calibration file other than the shipped one) and ``kernel`` (auto, compiled
+    or python: when the compiled kernel is loaded, :class:`~aptmem.tokens.medium.MediumEstimator`). Raises ``ValueError``
     for an unknown tier or option and :class:`~aptmem.errors.TokenizerUnavailable` when a
     tokenizer cannot be loaded offline.
     """
@@ -82,10 +83,10 @@ def get_estimator(tier: str = "medium", tokenizer: str | None = None, **options:
         _check_reference(tier, tokenizer, RoughEstimator.tokenizer)
         return RoughEstimator(**options)
     if tier == "medium":
-        unknown = set(options) - {"constants_path"}
+        unknown = set(options) - {"constants_path", "kernel"}
         if unknown:
             raise ValueError(f"unknown medium options: {', '.join(sorted(unknown))}")
-        estimator = MediumEstimator(constants_path=options.get("constants_path"))
+        estimator = MediumEstimator(constants_path=options.get("constants_path"), kernel=options.get("kernel", "auto"))
         _check_reference(tier, tokenizer, estimator.tokenizer)
         return estimator
     if tier == "precise":

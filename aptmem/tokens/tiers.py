@@ -3,7 +3,9 @@
 ========================  ==========================================================================
 ``rough``, ``rough:bytes``  UTF-8 bytes / 4 (:class:`~aptmem.tokens.rough.RoughEstimator`)
 ``rough:chars``             characters / 4
-``medium``                  the fitted character-class estimate (no option)
+``medium``                  the fitted character-class estimate; ``medium:compiled`` loads its compiled
+                            kernel on the first count, ``medium:python`` never (``medium`` alone:
+                            once the process has counted long enough for it to pay; same counts)
 ``precise``                 a real tokenizer: ``precise:<tokenizer>`` names it (``precise:cl100k_base``,
                             ``precise:tekken``, ``precise:hf:/a/folder``: any name
                             :func:`~aptmem.tokens.get_estimator` takes); ``precise`` alone is cl100k_base
@@ -26,6 +28,7 @@ import msgspec
 from aptmem.errors import InvalidTierSpec
 from aptmem.tokens.base import TIERS, Estimator
 from aptmem.tokens.factory import get_estimator
+from aptmem.tokens.medium import KERNELS
 
 __all__ = ["COUNTER_TIERS", "ROUGH_UNITS", "TierSpec", "build_estimator", "parse_tier_spec"]
 
@@ -34,8 +37,9 @@ COUNTER_TIERS = ("model", "anchored")
 #: What ``rough`` divides by four.
 ROUGH_UNITS = ("bytes", "chars")
 
-_ESTIMATOR_SPELLINGS = "rough:bytes, rough:chars, medium or precise:<tokenizer>"
-_COUNTER_SPELLINGS = "rough:bytes, rough:chars, medium, precise:<tokenizer>, model[:<tier>] or anchored[:<tier>]"
+_ESTIMATOR_SPELLINGS = "rough:bytes, rough:chars, medium[:compiled|python] or precise:<tokenizer>"
+_COUNTER_SPELLINGS = ("rough:bytes, rough:chars, medium[:compiled|python], precise:<tokenizer>, model[:<tier>] "
+                      "or anchored[:<tier>]")
 
 
 class TierSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,7 +49,8 @@ class TierSpec(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     #: rough | medium | precise | model | anchored
     tier: str
-    #: rough: its unit (bytes or chars, always set); precise: the tokenizer (None = the default one)
+    #: rough: its unit (bytes or chars, always set); medium: when its kernel loads (auto, compiled or python,
+    #: always set); precise: the tokenizer (None = the default one)
     option: str | None = None
     #: model / anchored: the plain tier counting the entries (None = the profile's reference tokenizer)
     base: TierSpec | None = None
@@ -84,9 +89,10 @@ def parse_tier_spec(spec: str, *, counters: bool = False) -> TierSpec:
             raise InvalidTierSpec(spec, f"rough counts {' or '.join(ROUGH_UNITS)}, not {option!r}", allowed)
         return TierSpec(text=spec, tier=tier, option=option or "bytes")
     if tier == "medium":
-        if option:
-            raise InvalidTierSpec(spec, "medium takes no option", allowed)
-        return TierSpec(text=spec, tier=tier)
+        if option and option not in KERNELS:
+            raise InvalidTierSpec(spec, f"medium's option is when its kernel loads ({', '.join(KERNELS)}), "
+                                        f"not {option!r}", allowed)
+        return TierSpec(text=spec, tier=tier, option=option or "auto")
     return TierSpec(text=spec, tier=tier, option=option or None)
 
 
@@ -103,5 +109,5 @@ def build_estimator(spec: str | TierSpec) -> Estimator:
     if parsed.tier == "rough":
         return get_estimator("rough", unit=parsed.option)
     if parsed.tier == "medium":
-        return get_estimator("medium")
+        return get_estimator("medium", kernel=parsed.option or "auto")
     return get_estimator("precise", parsed.option)
