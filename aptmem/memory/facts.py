@@ -92,13 +92,14 @@ _PREFERENCE = re.compile(
     r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
     r"|\b(?:stick|stay) (?:with|to)\b|\b(?:only|just) use\b|\buse only\b|\bnothing (?:else|but)\b|\bmy (?:preference|choice)\b"
     r"|\b(?:our|the team's) (?:convention|standard|default) is\b|\bstandardi[sz]e on\b|\bgo-to\b"
+    r"|\b(?:i|we)'d (?:rather|prefer)\b|\b(?:i|we) would (?:rather|prefer)\b"
     r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用",
     re.IGNORECASE,
 )
 _DECISION = re.compile(
     r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
-    r"opted for|picked|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is)\b"
-    r"|决定|选择了|选定|采用|改用|定下|定了|拍板|胜出|最终用",
+    r"opted for|picked|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision)\b"
+    r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用",
     re.IGNORECASE,
 )
 #: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
@@ -141,6 +142,8 @@ _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: What is left of a line of values alone once its values are taken out: spaces and separators.
+_VALUES_ONLY = re.compile(r"[\s,;|+-]*")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
 _SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
@@ -246,9 +249,15 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         stance = "decision"
     if stance:  # its value is the whole statement (what was chosen, and why)
         return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
+    if not subject and not anchors and len(values) >= 2 and _VALUES_ONLY.fullmatch(stripped):
+        # A line of values alone ("/services/api/  @dana", "10.0.0.7  db-1", a CODEOWNERS, hosts or
+        # .gitattributes line): the first names what the others are about, as a table row's first cell does.
+        head = min(values, key=lambda v: v[2])
+        values = [v for v in values if v is not head]
+        subject = (head[1].lower(),)
     if not subject and not anchors and not any(sh == "assign" or _KEY_BEFORE.search(sentence, max(0, s - 64), s)
-                                               for sh, _, s, _ in values):
-        return ()  # a bare value: nothing says what it is (a key before it would)
+                                               or _INSTRUCTION.match(sentence, 0, s) for sh, _, s, _ in values):
+        return ()  # a bare value: nothing says what it is (a key or an instruction word before it would)
     # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
     measured = any(shape == "quantity" for shape, _, _, _ in values)
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
@@ -277,10 +286,17 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0
         out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
-                        attribute=value.split("=", 1)[0].lower().replace("_", "-") if shape == "assign" else _attribute(sentence, start, subject),
+                        attribute=value.split("=", 1)[0].lower().replace("_", "-") if shape == "assign"
+                        else _attribute(sentence, start, subject) or _instruction_key(sentence, start),
                         update=_UPDATE.search(sentence) is not None or bool(replaced),
                         adds=_ADDITIVE.search(sentence) is not None, replaces=replaced[-1] if replaced else ""))
     return tuple(out)
+
+
+def _instruction_key(sentence: str, start: int) -> str:
+    """The instruction word that opens the line and binds the value at ``start`` (``FROM``, ``EXPOSE``), lowercased, or ""."""
+    match = _INSTRUCTION.match(sentence, 0, start)
+    return sentence[:start].strip().lower() if match else ""
 
 
 def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:

@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from aptmem.memory.diffs import ChangedFile, split_diffs
+from aptmem.memory.values import values
 
 __all__ = ["Statement", "entry_text", "reads_as_prose", "sentences", "statements"]
 
@@ -76,6 +78,16 @@ _COLUMN_GAP = re.compile(r" {2,}|\t+")
 #: How many rows of one column-aligned listing are read (each gives a statement per cell): a 300-pod listing says
 #: no more per row than its first rows do, and its rows rank low as bulk anyway.
 _MAX_ALIGNED_ROWS = 24
+#: Keys that lay a config file out (compose's ``services``, a chart's ``resources.limits``) and name nothing of their own:
+#: a nested setting is about the outermost key that is not one of them.
+_STRUCTURAL_KEYS = frozenset("services service spec template metadata data values config configuration settings env environment "
+                             "resources limits requests containers volumes ports networks jobs steps with properties global "
+                             "defaults default image ingress annotations labels selector strategy deploy build "
+                             "dependencies devdependencies extras options vars variables".split())
+#: Value shapes found by the words around them (a name a role binds, an enum word a key binds), not by their own form.
+_PHRASE_SHAPES = frozenset({"name", "word"})
+#: A YAML list item holding one scalar (``- "8080:80"``, ``- redis``), not a mapping (``- name: x``).
+_SCALAR_ITEM = re.compile(r"""^-\s+("[^"]*"|'[^']*'|[^\s:#'"][^\s#]*)\s*(?:#.*)?$""")
 #: A Markdown table row, and the rule under its header row.
 _TABLE_ROW = re.compile(r"^\|.*\|$")
 #: A CSV header: three or more comma-separated column names (no spaces, quotes or digits-only cells).
@@ -133,7 +145,35 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
         return
-    lines = text.splitlines()
+    for segment in split_diffs(text.splitlines()):
+        if isinstance(segment, ChangedFile):
+            yield from _changed_file_statements(segment)
+        else:
+            yield from _line_statements(segment)
+
+
+def _changed_file_statements(changed: ChangedFile) -> Iterator[Statement]:
+    """A file a diff changes: each setting it changed as ``<about> <key>: old -> new``, then what the file says now."""
+    about = changed.about
+    for key, old, new in changed.changes:
+        yield Statement(f"{about} {key}: {old} -> {new}", "log", about)
+    for statement in _line_statements(list(changed.lines)):
+        yield statement if statement.subject else Statement(statement.text, statement.carrier, about)
+
+
+def _owner(parents: Sequence[tuple[int, str]]) -> tuple[str, str]:
+    """What a nested setting is about, and the key path from there: the innermost enclosing key that names a
+    thing rather than the file's layout (``parcel-sync`` of ``parcel-sync.resources.limits``, ``api`` of
+    ``services.api.ports``), and the keys under it."""
+    keys = [key for _, key in parents]
+    for index in range(len(keys) - 1, -1, -1):
+        if keys[index].lower() not in _STRUCTURAL_KEYS:
+            return keys[index], ".".join(keys[index + 1:])
+    return (keys[-1], "") if keys else ("", "")
+
+
+def _line_statements(lines: list[str]) -> Iterator[Statement]:
+    """The statements of lines with no diff among them (see :func:`statements`)."""
     parents: list[tuple[int, str]] = []  # (indent, key) of the enclosing "[section]" or "key:" lines
     header: list[str] = []  # the header cells of the Markdown table being read
     commit = ""  # the hash of a `git log` entry whose message is still to come
@@ -198,6 +238,11 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         if parent:  # a YAML key that opens a block: what the settings below it are about
             parents.append((indent, parent.group(1)))
             continue
+        item = _SCALAR_ITEM.match(stripped) if parents and parents[-1][0] >= 0 else None
+        if item:  # a YAML list item under a key (ports: - "8080:80"): a value of that key
+            owner, path = _owner(parents)
+            yield Statement(f"{owner} {path}: {item.group(1)}" if path else f"{owner}: {item.group(1)}", "config", owner)
+            continue
         carrier = "prose"
         if _LIST_MARK.match(stripped) or "`" in stripped or "**" in stripped:
             stripped = _EMPHASIS.sub("", _LIST_MARK.sub("", stripped)).strip()
@@ -214,8 +259,9 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
             continue
         if carrier == "prose" and _SETTING.match(logged):
             # key = literal, as config files, .env and YAML say a value; under a section, about it
-            owner = parents[-1][1] if parents else ""
-            yield Statement(f"{owner} {logged}" if owner else logged, "config", owner)
+            owner, path = _owner(parents)
+            said = f"{path}.{logged}" if path else logged
+            yield Statement(f"{owner} {said}" if owner else logged, "config", owner)
             continue
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
@@ -224,9 +270,19 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
 
 
 def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
-    """A table row's statements: each cell after the first, about the first, named by its column if there is a header."""
+    """A table row's statements: each cell after the first, about the first, named by its column if there is a header.
+
+    A row whose other cells are words with no value of a shape of its own among them (a decision log's choice and
+    reason, an owner and a team) is one record: one statement of its cells, so what belongs together stays together.
+    """
     subject = cells[0] if cells else ""
     if not subject:
+        return
+    rest = [(header[i] if i < len(header) else "", cell) for i, cell in enumerate(cells[1:], start=1)
+            if cell and cell not in ("-", "—", "TBD", "n/a")]
+    if len(rest) >= 2 and not any(shape not in _PHRASE_SHAPES for _, cell in rest for shape, _, _, _ in values(cell)):
+        said = "; ".join(f"{column}: {cell}" if column else cell for column, cell in rest)
+        yield Statement(f"{subject} {said}", "table", subject)
         return
     for index, cell in enumerate(cells[1:], start=1):
         if not cell or cell in ("-", "—", "TBD", "n/a"):
