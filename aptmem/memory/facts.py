@@ -98,7 +98,7 @@ _PREFERENCE = re.compile(
 )
 _DECISION = re.compile(
     r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
-    r"opted for|picked|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision)\b"
+    r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision)\b"
     r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用",
     re.IGNORECASE,
 )
@@ -323,8 +323,9 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
         values.setdefault(fact.text, []).append(fact.value)
     signatures = [_signature(f, values[f.text]) for f in found]
     shapes = Counter(signatures)
+    # A preference or a decision is its statement: it has no template to repeat (each row of a decision log is its own).
     found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY - _BULK_PER_DOUBLING * math.log2(shapes[sig] / 3))
-             if shapes[sig] >= 3 else f
+             if shapes[sig] >= 3 and f.shape not in ("preference", "decision") else f
              for f, sig in zip(found, signatures, strict=True)]
     if len(found) > max_facts:
         keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]

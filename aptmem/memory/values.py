@@ -112,8 +112,14 @@ _BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|beco
 #: The key that binds the value after it, in a structured statement: ``key: value``, ``key = value``, ``--flag value``.
 _KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:=：])\s*[\"']?$")
 #: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
-_MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio)\b|率|耗时|延迟|占用|用时)"
-                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$", re.IGNORECASE)
+_MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio|coverage)\b"
+                       r"|率|耗时|延迟|占用|用时|覆盖率)"
+                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
+                       # a reading that moved ("coverage dropped to 79%", "p99 rose by 20ms"): where it stands now, not a setting
+                       r"|\b(?:dropped|fell|rose|climbed|grew|jumped|spiked|increased|decreased|went (?:up|down))\s+(?:to|by)\s*$"
+                       r"|(?:涨到|掉到)\s*$", re.IGNORECASE)
+#: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
+_READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b", re.IGNORECASE)
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
@@ -178,6 +184,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                     if shape == "quantity" and len(value) == 1:
                         continue  # a lone digit in passing ("step 1", "3 of them") is nothing, not even a measurement
             elif shape == "amount" and not flagged and (_UNIT_KEY.search(sentence, before, start) or _MEASURED.search(sentence, before, start)
+                                                        or _READING_AFTER.match(sentence, end)
                                                         or not (_SETS.search(sentence, before, start) or _SET_NOUN_AFTER.match(sentence, end))):
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken[start:end] = b"\x01" * (end - start)
