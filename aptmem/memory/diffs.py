@@ -10,7 +10,8 @@ and a hunk that removes ``FROM python:3.12-slim@sha256:aaa`` and adds
   which the statement reader reads like any file;
 * ``changes``: (key, old, new) for each removed line an added line of the same key replaces in
   the same hunk (the key is what a line sets: a setting's key, an instruction word, a
-  CODEOWNERS pattern: its first token), so the update is stated, old value and new together;
+  CODEOWNERS pattern; the value a literal of a few words, not code), so the update is stated,
+  old value and new together;
 * ``about``: what the file belongs to, from its path: the folder that holds it
   (``services/ledgerd/Dockerfile`` is about ``ledgerd``), or the file's own name when that folder
   is a layout folder (``src``, ``.github``, ...).
@@ -33,8 +34,11 @@ _OLD_FILE = re.compile(r"^--- (?:a/)?\S+")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 #: Lines a diff carries between files that are no part of any file (``diff --git``, ``index``, mode lines).
 _DIFF_META = re.compile(r"^(?:diff --git |index [0-9a-f]+\.\.|(?:new|deleted) file mode |similarity index |rename (?:from|to) |\\ No newline)")
-#: What a line sets: a key before ``:`` or ``=``, else its first token (an instruction word, a pattern).
-_LINE_KEY = re.compile(r"^(\s*)([^\s:=]+)\s*(?:[:=]\s*|\s+)(\S.*)$")
+#: What a line sets: a key before ``:`` or ``=`` (a setting), an upper-case instruction word (``FROM``, ``EXPOSE``), or a
+#: pattern or path that the rest of the line is about (a CODEOWNERS or .gitattributes line); and the literal it sets,
+#: a few words with no code in them. A line of code (``if not x:``, ``return y``) sets nothing.
+_LINE_KEY = re.compile(r"^(\s*)(?:([A-Za-z_][\w.-]*)[\"']?\s*[:=]\s*|([A-Z]{2,12})\s+|([^\s:=]*[/*.][^\s:=]*)\s+)"
+                       r"(?=\S)((?:[^\s(){}\[\];,]+\s*){1,3})$")
 #: Folders that lay a repository out and name nothing of their own.
 _LAYOUT = frozenset("src lib libs app apps services service packages pkg cmd internal charts chart deploy deployments config "
                     "configs .github workflows tests test docs scripts migrations db k8s helm infra terraform modules "
@@ -59,8 +63,11 @@ def file_about(path: str) -> str:
 
 
 def _key(line: str) -> tuple[str, str, str] | None:
+    """(indent, key, literal) of a line that sets something, else None."""
     match = _LINE_KEY.match(line)
-    return (match.group(1), match.group(2), match.group(3).strip()) if match else None
+    if match is None or match.group(5).rstrip().endswith(":"):
+        return None  # no setting, or a block opener
+    return match.group(1), match.group(2) or match.group(3) or match.group(4), match.group(5).strip()
 
 
 def _hunk_end(removed: list[str], added: list[str], lines: list[str], changes: list[tuple[str, str, str]]) -> None:

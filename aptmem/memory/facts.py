@@ -81,7 +81,7 @@ __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form
 
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
 _OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone)\b|\bwas replaced\b)", re.IGNORECASE)
