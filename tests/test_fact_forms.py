@@ -117,3 +117,21 @@ def test_a_reading_is_no_setting(text: str, value: str) -> None:
 def test_picked_up_is_no_decision() -> None:
     facts = _facts("Tagged api as v1.2.3-rc.1 and pushed the tag; the release workflow picked it up.")
     assert [(f.value, f.shape) for f in facts] == [("v1.2.3-rc.1", "version")]
+
+
+@pytest.mark.parametrize(("text", "new", "old"), [
+    ("The orders migrations go past V41__add_index: V42__add_user_index is the newest one now.", "V42__add_user_index",
+     "V41__add_index"),
+    ("api 的镜像 digest：sha256:0123456789abcdef01234567 不要了，现在是 sha256:89abcdef0123456701234567",
+     "sha256:89abcdef0123456701234567", "sha256:0123456789abcdef01234567"),
+])
+def test_words_around_a_value_mark_it_old(text: str, new: str, old: str) -> None:
+    assert [(f.value, f.replaces) for f in _facts(text)] == [(new, old)]
+
+
+def test_a_digest_updates_the_image_it_pinned() -> None:
+    first = list(facts_of_entry(ToolResult(ts=1, id="a", call_id="c", content="FROM node:20-alpine@sha256:0123456789abcdef01234567")))
+    later = "api 的镜像 digest：sha256:0123456789abcdef01234567 不要了，现在是 sha256:89abcdef0123456701234567"
+    records = merge_facts(merge_facts([], first, 100), list(facts_of_entry(ToolResult(ts=2, id="b", call_id="d", content=later))), 100)
+    assert [r.value for r in records] == ["sha256:89abcdef0123456701234567"]
+    assert records[0].before[0].value == "node:20-alpine@sha256:0123456789abcdef01234567"

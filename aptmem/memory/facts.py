@@ -84,7 +84,8 @@ _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|a
 _OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
-_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone)\b|\bwas replaced\b)", re.IGNORECASE)
+_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|dead|no longer used)\b|\bwas replaced\b|\bno longer\b"
+                        r"|不要了|不用了|弃用|废弃|作废|已下线)", re.IGNORECASE)
 #: A logfmt or query pair whose key names what the line is about (service=umber): a subject, not a value.
 _NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host)=([\w.-]+)", re.ASCII)
 _PREFERENCE = re.compile(
@@ -346,8 +347,9 @@ def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
-#: a setting's literal and the same value said in prose, whose shape was found).
-_FAMILY = {"ip": "number", "pin": "version", "range": "version", "kv": "setting", "count": "number", "hostport": "number"}
+#: a setting's literal and the same value said in prose, whose shape was found; an image pinned by digest and the digest).
+_FAMILY = {"ip": "number", "pin": "version", "range": "version", "kv": "setting", "count": "number", "hostport": "number",
+           "digest": "image"}
 
 
 def family(shape: str) -> str:

@@ -131,6 +131,9 @@ _STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|gree
 #: An instruction word that opens a line and binds what follows (Dockerfile ``FROM``, ``EXPOSE``, ``USER``; an HTTP verb).
 _INSTRUCTION = re.compile(r"[A-Z]{3,12}\s+$")
 _KEY_AFTER = re.compile(r"[\"']?\s*[:=：]\s*\S")
+#: Where a key stands: at the start of a line or clause, after at most one word (a setting's owner: "ledger pool_size: 20").
+#: An identifier deep in a sentence before a colon ("... go past V42__add_users: V43 is next") is a value, not a key.
+_CLAUSE_START = re.compile(r"(?:^|[,;(\[{]\s*|^\S+\s+)[\"']?$")
 _FLAG_BEFORE = re.compile(r"--[a-z][\w-]*[\s=]$")
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
 #: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
@@ -170,7 +173,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             if not value or 1 in taken[start:end]:
                 continue
             before = max(0, start - 64)  # what binds a value or names it a measurement stands just before it
-            if shape == "ident" and _KEY_AFTER.match(sentence, end):
+            if shape == "ident" and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
