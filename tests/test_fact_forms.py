@@ -135,3 +135,8 @@ def test_a_digest_updates_the_image_it_pinned() -> None:
     records = merge_facts(merge_facts([], first, 100), list(facts_of_entry(ToolResult(ts=2, id="b", call_id="d", content=later))), 100)
     assert [r.value for r in records] == ["sha256:89abcdef0123456701234567"]
     assert records[0].before[0].value == "node:20-alpine@sha256:0123456789abcdef01234567"
+
+
+def test_a_headerless_row_of_words_binds_its_cells_to_its_first() -> None:
+    facts = _facts("| orchid | Priya Raman | on call |")
+    assert "Priya Raman" in {f.value for f in facts}

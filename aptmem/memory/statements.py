@@ -282,7 +282,7 @@ def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
             if cell and cell not in ("-", "—", "TBD", "n/a")]
     if len(rest) >= 2 and not any(shape not in _PHRASE_SHAPES for _, cell in rest for shape, _, _, _ in values(cell)):
         said = "; ".join(f"{column}: {cell}" if column else cell for column, cell in rest)
-        yield Statement(f"{subject} {said}", "table", subject)
+        yield Statement(f"{subject} {said}" if rest[0][0] else f"{subject}: {said}", "table", subject)
         return
     for index, cell in enumerate(cells[1:], start=1):
         if not cell or cell in ("-", "—", "TBD", "n/a"):
