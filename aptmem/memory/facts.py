@@ -9,7 +9,9 @@ from any workload), and what recognises each:
 
 Shapes of values (:mod:`aptmem.memory.values`; each has unit tests of its own examples in ``tests/test_fact_shapes.py``):
 
-* identifiers of every form: secrets and keys with a prefix (``sk_live_...``, ``ghp-...``),
+* identifiers of every form (snake_case parts may be joined by runs of underscores: Flyway's
+  ``V42__add_users``; a pytest node id ``tests/test_a.py::test_b``; an image pinned by digest
+  ``python:3.12-slim@sha256:...``): secrets and keys with a prefix (``sk_live_...``, ``ghp-...``),
   ticket ids (``OPS-4821``), UUIDs, ARNs, multi-part names with a digit (hosts, topics, buckets,
   queues: ``pg-ledger-7.db8.internal``, ``acme.prod.v2``), digit-led ones (a migration
   ``20240511_0930_add_invoices``), snake_case and CamelCase ones with a digit
@@ -18,8 +20,8 @@ Shapes of values (:mod:`aptmem.memory.values`; each has unit tests of its own ex
 * quantities with units: sizes (``25MB``, ``2944Mi``), durations (``45s``, ``1500ms``, ``30d``),
   rates (``600 req/min``, ``200rps``), percentages (``0.5%``), k8s resource units (``750m``,
   ``2Gi``). A quantity a key, a flag or a setting word binds (``timeout: 45s``, ``limit to
-  25MB``) is a setting, kept; one merely reported (``took 45s``, ``p99 480ms``) is a measurement
-  of the moment, not kept;
+  25MB``, ``a 512Mi memory limit``) is a setting, kept; one merely reported (``took 45s``,
+  ``p99 480ms``, ``dropped to 61%``, ``257 MB compressed``) is a measurement of the moment, not kept;
 * numbers: ports, ids, account numbers (four digits or more), and a shorter number only when a
   key binds it (``replicas: 5``, ``--workers 12``, ``pool size is now 40``);
 * paths and URLs: absolute, home (``~/``), relative with a file extension or three parts
@@ -41,7 +43,12 @@ value``, ``key=value``, YAML/TOML/env/INI lines (about their section or block ke
 CSV tables with a header and column-aligned listings (``kubectl get``, ``docker ps``: each
 cell about the row's first, named by its column), ``--flag value``, log lines (logfmt pairs,
 a ``[component]``), JSON fields, "X is now Y", "moved X to Y", "X -> Y", "from X to Y", and
-sentences with no key word ("ledger talks to postgres on 6543"), in English and Chinese.
+sentences with no key word ("ledger talks to postgres on 6543"), in English and Chinese; unified
+diffs (:mod:`aptmem.memory.diffs`: a setting line an added line replaces is ``key: old -> new``
+about the file's folder), nested YAML (a setting about the innermost key that names a thing, its
+key path kept; a scalar list item a value of its key), a line of values alone (CODEOWNERS,
+hosts: the first names what the others are about), a table row of plain words as one record
+(a decision log's choice and reason together), an instruction word that opens a line (``FROM``).
 
 Each fact carries what a keeper needs to rank and to update it:
 

@@ -9,10 +9,17 @@ plain words, whatever the carrier:
 * a comment marker (``#``, ``//``, ``/*``, ``--``) and a log line's time stamp and level are
   taken off the front (its ``[component]`` stays, as ``component:``, since it names the subject);
 * a setting line (``key = "value"``, ``KEY=value``, ``key: value``) is a statement as it stands,
-  about the INI/TOML ``[section]`` or the YAML block key it sits under, if any;
+  about the INI/TOML ``[section]`` or the innermost YAML block key it sits under that names a
+  thing (not ``services``, ``resources``, ``limits``...), with the key path below that kept
+  (``billing resources.limits.memory: 900Mi``); a YAML list item of one scalar is a value of the
+  key above it (``ports: - "8080:80"``);
+* a unified diff is read as the files it changes (:mod:`aptmem.memory.diffs`): each setting a hunk
+  changed is one ``<file's folder> <key>: old -> new`` statement, and the file's text after the
+  change is read like any text, about that folder;
 * a Markdown table row is one statement per cell after the first, about the first cell, named
   by its column when the table has a header row (``| orchid | Priya |`` under ``| service | owner |``
-  says "orchid owner: Priya");
+  says "orchid owner: Priya"); a row whose other cells are plain words is one statement of them all
+  (a decision log's "the queue choice: Redis streams; why: we already run Redis");
 * a CSV row under a CSV header line (comma-separated names, no digits-only cell, as many cells) is
   one statement per cell after the first, about the first, named by its column, like a table row;
 * a ``git log`` entry (``commit <hash>`` and its indented message) is one statement that binds
