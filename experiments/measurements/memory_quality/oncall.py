@@ -68,6 +68,13 @@ class _Plan:
                 return value
         raise ValueError("the on-call generator ran out of distinct values: plant fewer items")
 
+    def _value_and_why(self, kind: IncidentKind, subject: str) -> tuple[str, str] | None:
+        """A fresh value of ``kind`` for ``subject`` and, for a decision, a fresh reason (None: none is left)."""
+        try:
+            return self._fresh(kind.value, subject), self._fresh(kind.why) if kind.why else ""
+        except ValueError:
+            return None
+
     def _pair(self, kinds: list[IncidentKind], subject: str | None = None) -> tuple[IncidentKind, str] | None:
         """A kind of ``kinds`` and a subject (``subject`` if given) not yet planted together."""
         for _ in range(300):
@@ -118,11 +125,10 @@ class _Plan:
             if pair is None:
                 break
             kind, subject = pair
-            try:
-                value = self._fresh(kind.value, subject)
-                why = self._fresh(kind.why) if kind.why else ""
-            except ValueError:  # this kind's values are used up; the next draw takes another
+            drawn = self._value_and_why(kind, subject)
+            if drawn is None:  # this kind's values are used up; the next draw takes another
                 continue
+            value, why = drawn
             turn = self._turn()
             ident = self._add(type="fact", kind=kind, subject=subject, answers=(value, why) if why else (value,), ask=kind.ask)
             self._state(kind, subject, value, turn, ident, why=why)
@@ -151,12 +157,9 @@ class _Plan:
             if pair is None:
                 continue
             other_kind, other = pair
-            try:
-                value = self._fresh(other_kind.value, other)
-                why = self._fresh(other_kind.why) if other_kind.why else ""
-            except ValueError:  # no distinct value left for a near miss: leave it out
-                continue
-            self._state(other_kind, other, value, self._turn(), why=why)
+            drawn = self._value_and_why(other_kind, other)
+            if drawn is not None:  # (no distinct value left for a near miss: it is left out)
+                self._state(other_kind, other, drawn[0], self._turn(), why=drawn[1])
 
     def _aggregate(self, spec: tuple, incident: str) -> None:
         """One value of a set per shift, all about ``incident``."""
