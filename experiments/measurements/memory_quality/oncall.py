@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
@@ -59,10 +60,10 @@ class _Plan:
         self.said: list[_Said] = []
         self.items: list[dict[str, object]] = []
 
-    def _fresh(self, make: object, *args: object) -> str:
+    def _fresh(self, make: Callable[..., str], *args: object) -> str:
         """A value (``make(rng, *args)``) that is no other value and neither holds nor is held by one."""
         for _ in range(300):
-            value = make(self.rng, *args)  # type: ignore[operator]
+            value = make(self.rng, *args)
             if all(value not in v and v not in value for v in self.values):
                 self.values.add(value)
                 return value
