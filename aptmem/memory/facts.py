@@ -9,7 +9,9 @@ from any workload), and what recognises each:
 
 Shapes of values (:mod:`aptmem.memory.values`; each has unit tests of its own examples in ``tests/test_fact_shapes.py``):
 
-* identifiers of every form: secrets and keys with a prefix (``sk_live_...``, ``ghp-...``),
+* identifiers of every form (snake_case parts may be joined by runs of underscores: Flyway's
+  ``V42__add_users``; a pytest node id ``tests/test_a.py::test_b``; an image pinned by digest
+  ``python:3.12-slim@sha256:...``): secrets and keys with a prefix (``sk_live_...``, ``ghp-...``),
   ticket ids (``OPS-4821``), UUIDs, ARNs, multi-part names with a digit (hosts, topics, buckets,
   queues: ``pg-ledger-7.db8.internal``, ``acme.prod.v2``), digit-led ones (a migration
   ``20240511_0930_add_invoices``), snake_case and CamelCase ones with a digit
@@ -18,8 +20,8 @@ Shapes of values (:mod:`aptmem.memory.values`; each has unit tests of its own ex
 * quantities with units: sizes (``25MB``, ``2944Mi``), durations (``45s``, ``1500ms``, ``30d``),
   rates (``600 req/min``, ``200rps``), percentages (``0.5%``), k8s resource units (``750m``,
   ``2Gi``). A quantity a key, a flag or a setting word binds (``timeout: 45s``, ``limit to
-  25MB``) is a setting, kept; one merely reported (``took 45s``, ``p99 480ms``) is a measurement
-  of the moment, not kept;
+  25MB``, ``a 512Mi memory limit``) is a setting, kept; one merely reported (``took 45s``,
+  ``p99 480ms``, ``dropped to 61%``, ``257 MB compressed``) is a measurement of the moment, not kept;
 * numbers: ports, ids, account numbers (four digits or more), and a shorter number only when a
   key binds it (``replicas: 5``, ``--workers 12``, ``pool size is now 40``);
 * paths and URLs: absolute, home (``~/``), relative with a file extension or three parts
@@ -41,7 +43,12 @@ value``, ``key=value``, YAML/TOML/env/INI lines (about their section or block ke
 CSV tables with a header and column-aligned listings (``kubectl get``, ``docker ps``: each
 cell about the row's first, named by its column), ``--flag value``, log lines (logfmt pairs,
 a ``[component]``), JSON fields, "X is now Y", "moved X to Y", "X -> Y", "from X to Y", and
-sentences with no key word ("ledger talks to postgres on 6543"), in English and Chinese.
+sentences with no key word ("ledger talks to postgres on 6543"), in English and Chinese; unified
+diffs (:mod:`aptmem.memory.diffs`: a setting line an added line replaces is ``key: old -> new``
+about the file's folder), nested YAML (a setting about the innermost key that names a thing, its
+key path kept; a scalar list item a value of its key), a line of values alone (CODEOWNERS,
+hosts: the first names what the others are about), a table row of plain words as one record
+(a decision log's choice and reason together), an instruction word that opens a line (``FROM``).
 
 Each fact carries what a keeper needs to rank and to update it:
 
@@ -81,10 +88,11 @@ __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form
 
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
-_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone)\b|\bwas replaced\b)", re.IGNORECASE)
+_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|dead|no longer used)\b|\bwas replaced\b|\bno longer\b"
+                        r"|不要了|不用了|弃用|废弃|作废|已下线)", re.IGNORECASE)
 #: A logfmt or query pair whose key names what the line is about (service=umber): a subject, not a value.
 _NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host)=([\w.-]+)", re.ASCII)
 _PREFERENCE = re.compile(
@@ -92,13 +100,14 @@ _PREFERENCE = re.compile(
     r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
     r"|\b(?:stick|stay) (?:with|to)\b|\b(?:only|just) use\b|\buse only\b|\bnothing (?:else|but)\b|\bmy (?:preference|choice)\b"
     r"|\b(?:our|the team's) (?:convention|standard|default) is\b|\bstandardi[sz]e on\b|\bgo-to\b"
+    r"|\b(?:i|we)'d (?:rather|prefer)\b|\b(?:i|we) would (?:rather|prefer)\b"
     r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用",
     re.IGNORECASE,
 )
 _DECISION = re.compile(
     r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
-    r"opted for|picked|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is)\b"
-    r"|决定|选择了|选定|采用|改用|定下|定了|拍板|胜出|最终用",
+    r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision)\b"
+    r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用",
     re.IGNORECASE,
 )
 #: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
@@ -141,6 +150,8 @@ _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: What is left of a line of values alone once its values are taken out: spaces and separators.
+_VALUES_ONLY = re.compile(r"[\s,;|+-]*")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
 _SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
@@ -246,9 +257,15 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         stance = "decision"
     if stance:  # its value is the whole statement (what was chosen, and why)
         return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
+    if not subject and not anchors and len(values) >= 2 and _VALUES_ONLY.fullmatch(stripped):
+        # A line of values alone ("/services/api/  @dana", "10.0.0.7  db-1", a CODEOWNERS, hosts or
+        # .gitattributes line): the first names what the others are about, as a table row's first cell does.
+        head = min(values, key=lambda v: v[2])
+        values = [v for v in values if v is not head]
+        subject = (head[1].lower(),)
     if not subject and not anchors and not any(sh == "assign" or _KEY_BEFORE.search(sentence, max(0, s - 64), s)
-                                               for sh, _, s, _ in values):
-        return ()  # a bare value: nothing says what it is (a key before it would)
+                                               or _INSTRUCTION.match(sentence, 0, s) for sh, _, s, _ in values):
+        return ()  # a bare value: nothing says what it is (a key or an instruction word before it would)
     # A sentence that reports a measurement ("build 3f9a took 12 minutes") names its other values in passing.
     measured = any(shape == "quantity" for shape, _, _, _ in values)
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
@@ -277,10 +294,17 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         if measured or (shape == "path" and _TRANSIENT.match(value)):
             salience -= 1.0
         out.append(Fact(value=value, shape=shape, text=text, subject=subject, anchors=anchors, salience=salience,
-                        attribute=value.split("=", 1)[0].lower().replace("_", "-") if shape == "assign" else _attribute(sentence, start, subject),
+                        attribute=value.split("=", 1)[0].lower().replace("_", "-") if shape == "assign"
+                        else _attribute(sentence, start, subject) or _instruction_key(sentence, start),
                         update=_UPDATE.search(sentence) is not None or bool(replaced),
                         adds=_ADDITIVE.search(sentence) is not None, replaces=replaced[-1] if replaced else ""))
     return tuple(out)
+
+
+def _instruction_key(sentence: str, start: int) -> str:
+    """The instruction word that opens the line and binds the value at ``start`` (``FROM``, ``EXPOSE``), lowercased, or ""."""
+    match = _INSTRUCTION.match(sentence, 0, start)
+    return sentence[:start].strip().lower() if match else ""
 
 
 def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:
@@ -307,8 +331,9 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
         values.setdefault(fact.text, []).append(fact.value)
     signatures = [_signature(f, values[f.text]) for f in found]
     shapes = Counter(signatures)
+    # A preference or a decision is its statement: it has no template to repeat (each row of a decision log is its own).
     found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY - _BULK_PER_DOUBLING * math.log2(shapes[sig] / 3))
-             if shapes[sig] >= 3 else f
+             if shapes[sig] >= 3 and f.shape not in ("preference", "decision") else f
              for f, sig in zip(found, signatures, strict=True)]
     if len(found) > max_facts:
         keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]
@@ -329,8 +354,9 @@ def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
-#: a setting's literal and the same value said in prose, whose shape was found).
-_FAMILY = {"ip": "number", "pin": "version", "range": "version", "kv": "setting", "count": "number", "hostport": "number"}
+#: a setting's literal and the same value said in prose, whose shape was found; an image pinned by digest and the digest).
+_FAMILY = {"ip": "number", "pin": "version", "range": "version", "kv": "setting", "count": "number", "hostport": "number",
+           "digest": "image"}
 
 
 def family(shape: str) -> str:

@@ -9,10 +9,17 @@ plain words, whatever the carrier:
 * a comment marker (``#``, ``//``, ``/*``, ``--``) and a log line's time stamp and level are
   taken off the front (its ``[component]`` stays, as ``component:``, since it names the subject);
 * a setting line (``key = "value"``, ``KEY=value``, ``key: value``) is a statement as it stands,
-  about the INI/TOML ``[section]`` or the YAML block key it sits under, if any;
+  about the INI/TOML ``[section]`` or the innermost YAML block key it sits under that names a
+  thing (not ``services``, ``resources``, ``limits``...), with the key path below that kept
+  (``billing resources.limits.memory: 900Mi``); a YAML list item of one scalar is a value of the
+  key above it (``ports: - "8080:80"``);
+* a unified diff is read as the files it changes (:mod:`aptmem.memory.diffs`): each setting a hunk
+  changed is one ``<file's folder> <key>: old -> new`` statement, and the file's text after the
+  change is read like any text, about that folder;
 * a Markdown table row is one statement per cell after the first, about the first cell, named
   by its column when the table has a header row (``| orchid | Priya |`` under ``| service | owner |``
-  says "orchid owner: Priya");
+  says "orchid owner: Priya"); a row whose other cells are plain words is one statement of them all
+  (a decision log's "the queue choice: Redis streams; why: we already run Redis");
 * a CSV row under a CSV header line (comma-separated names, no digits-only cell, as many cells) is
   one statement per cell after the first, about the first, named by its column, like a table row;
 * a ``git log`` entry (``commit <hash>`` and its indented message) is one statement that binds
@@ -29,12 +36,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from aptmem.memory.diffs import ChangedFile, split_diffs
+from aptmem.memory.values import values
 
 __all__ = ["Statement", "entry_text", "reads_as_prose", "sentences", "statements"]
 
@@ -76,6 +85,16 @@ _COLUMN_GAP = re.compile(r" {2,}|\t+")
 #: How many rows of one column-aligned listing are read (each gives a statement per cell): a 300-pod listing says
 #: no more per row than its first rows do, and its rows rank low as bulk anyway.
 _MAX_ALIGNED_ROWS = 24
+#: Keys that lay a config file out (compose's ``services``, a chart's ``resources.limits``) and name nothing of their own:
+#: a nested setting is about the outermost key that is not one of them.
+_STRUCTURAL_KEYS = frozenset("services service spec template metadata data values config configuration settings env environment "
+                             "resources limits requests containers volumes ports networks jobs steps with properties global "
+                             "defaults default image ingress annotations labels selector strategy deploy build "
+                             "dependencies devdependencies extras options vars variables".split())
+#: Value shapes found by the words around them (a name a role binds, an enum word a key binds), not by their own form.
+_PHRASE_SHAPES = frozenset({"name", "word"})
+#: A YAML list item holding one scalar (``- "8080:80"``, ``- redis``), not a mapping (``- name: x``).
+_SCALAR_ITEM = re.compile(r"""^-\s+("[^"]*"|'[^']*'|[^\s:#'"][^\s#]*)\s*(?:#.*)?$""")
 #: A Markdown table row, and the rule under its header row.
 _TABLE_ROW = re.compile(r"^\|.*\|$")
 #: A CSV header: three or more comma-separated column names (no spaces, quotes or digits-only cells).
@@ -133,7 +152,35 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
         return
-    lines = text.splitlines()
+    for segment in split_diffs(text.splitlines()):
+        if isinstance(segment, ChangedFile):
+            yield from _changed_file_statements(segment)
+        else:
+            yield from _line_statements(segment)
+
+
+def _changed_file_statements(changed: ChangedFile) -> Iterator[Statement]:
+    """A file a diff changes: each setting it changed as ``<about> <key>: old -> new``, then what the file says now."""
+    about = changed.about
+    for key, old, new in changed.changes:
+        yield Statement(f"{about} {key}: {old} -> {new}", "log", about)
+    for statement in _line_statements(list(changed.lines)):
+        yield statement if statement.subject else Statement(statement.text, statement.carrier, about)
+
+
+def _owner(parents: Sequence[tuple[int, str]]) -> tuple[str, str]:
+    """What a nested setting is about, and the key path from there: the innermost enclosing key that names a
+    thing rather than the file's layout (``parcel-sync`` of ``parcel-sync.resources.limits``, ``api`` of
+    ``services.api.ports``), and the keys under it."""
+    keys = [key for _, key in parents]
+    for index in range(len(keys) - 1, -1, -1):
+        if keys[index].lower() not in _STRUCTURAL_KEYS:
+            return keys[index], ".".join(keys[index + 1:])
+    return (keys[-1], "") if keys else ("", "")
+
+
+def _line_statements(lines: list[str]) -> Iterator[Statement]:
+    """The statements of lines with no diff among them (see :func:`statements`)."""
     parents: list[tuple[int, str]] = []  # (indent, key) of the enclosing "[section]" or "key:" lines
     header: list[str] = []  # the header cells of the Markdown table being read
     commit = ""  # the hash of a `git log` entry whose message is still to come
@@ -198,6 +245,11 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         if parent:  # a YAML key that opens a block: what the settings below it are about
             parents.append((indent, parent.group(1)))
             continue
+        item = _SCALAR_ITEM.match(stripped) if parents and parents[-1][0] >= 0 else None
+        if item:  # a YAML list item under a key (ports: - "8080:80"): a value of that key
+            owner, path = _owner(parents)
+            yield Statement(f"{owner} {path}: {item.group(1)}" if path else f"{owner}: {item.group(1)}", "config", owner)
+            continue
         carrier = "prose"
         if _LIST_MARK.match(stripped) or "`" in stripped or "**" in stripped:
             stripped = _EMPHASIS.sub("", _LIST_MARK.sub("", stripped)).strip()
@@ -214,8 +266,9 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
             continue
         if carrier == "prose" and _SETTING.match(logged):
             # key = literal, as config files, .env and YAML say a value; under a section, about it
-            owner = parents[-1][1] if parents else ""
-            yield Statement(f"{owner} {logged}" if owner else logged, "config", owner)
+            owner, path = _owner(parents)
+            said = f"{path}.{logged}" if path else logged
+            yield Statement(f"{owner} {said}" if owner else logged, "config", owner)
             continue
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
@@ -224,9 +277,19 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
 
 
 def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
-    """A table row's statements: each cell after the first, about the first, named by its column if there is a header."""
+    """A table row's statements: each cell after the first, about the first, named by its column if there is a header.
+
+    A row whose other cells are words with no value of a shape of its own among them (a decision log's choice and
+    reason, an owner and a team) is one record: one statement of its cells, so what belongs together stays together.
+    """
     subject = cells[0] if cells else ""
     if not subject:
+        return
+    rest = [(header[i] if i < len(header) else "", cell) for i, cell in enumerate(cells[1:], start=1)
+            if cell and cell not in ("-", "—", "TBD", "n/a")]
+    if len(rest) >= 2 and not any(shape not in _PHRASE_SHAPES for _, cell in rest for shape, _, _, _ in values(cell)):
+        said = "; ".join(f"{column}: {cell}" if column else cell for column, cell in rest)
+        yield Statement(f"{subject} {said}" if rest[0][0] else f"{subject}: {said}", "table", subject)
         return
     for index, cell in enumerate(cells[1:], start=1):
         if not cell or cell in ("-", "—", "TBD", "n/a"):

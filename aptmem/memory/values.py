@@ -20,6 +20,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     # A URL of any scheme, and an scp-style remote (git@host:org/repo.git).
     ("url", re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>)\]，。]+|\b[\w.-]+@[\w-]+(?:\.[\w-]+)+:[\w~][\w./~-]*", re.ASCII), 3.0),
     ("arn", re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:[\w/:.+=@-]*\w", re.ASCII), 3.0),
+    # An image pinned by its digest (python:3.12-slim@sha256:...): one reference, the tag and the digest together.
+    ("image", re.compile(r"(?<![\w.:/-])[a-z][a-z0-9.-]*(?:/[a-z0-9._-]+)*(?::[\w][\w.-]*)?@sha(?:256|512):[0-9a-fA-F]{16,128}\b", re.ASCII), 3.0),
     ("digest", re.compile(r"\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]{16,128}\b", re.ASCII), 3.0),
     ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", re.ASCII), 3.0),
     ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b", re.ASCII), 3.0),
@@ -29,8 +31,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
     # A host with a port (db-1.internal:5432, localhost:8080) or a bare listening port (:8443): not a clock time.
     ("hostport", re.compile(r"(?<![\w.:/@-])(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+)?:\d{2,5}(?![\w.:])", re.ASCII), 3.0),
-    # Absolute and home paths; relative ones with an extension, or of three parts or more; Windows paths.
-    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b"
+    # Absolute and home paths; relative ones with an extension (a pytest node id's ::test names with it), or of three
+    # parts or more; Windows paths.
+    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b(?:::[\w\[\].-]+)*"
                         r"|(?<![\w/:.@-])[A-Za-z_][\w.-]*(?:/[\w.@+-]+){2,}/?|\b[A-Za-z]:\\(?:[\w. -]+\\)*[\w.-]+", re.ASCII), 2.5),
     ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
     # A container image reference (python:3.12-slim, ghcr.io/acme/api:2.4.1): a name, a colon, a tag with a digit.
@@ -61,11 +64,12 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
                           re.ASCII), 2.5),
     # A name made of parts, one with a digit (pg-ledger-7.db8.internal, orders.events.v3, app-artifacts-5f1c09):
     # a host, topic, bucket or queue; digit-led (20240511_0930_add_invoices), snake_case (checkout_v2_enabled)
-    # or CamelCase (WebFrontendV2) names with a digit. After the other shapes, so a URL, path, version or key keeps its own.
+    # or CamelCase (WebFrontendV2) names with a digit; snake_case parts may be joined by a run of underscores (a Flyway
+    # migration V42__add_users, a BEM class). After the other shapes, so a URL, path, version or key keeps its own.
     ("ident", re.compile(r"(?<![\w./:@#-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z]{2})[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*"
                          r"(?:[.-][A-Za-z0-9]+)(?![\w/@]|[.-]\w)"
-                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})(?=\w*\d)[A-Za-z0-9]+(?:_[A-Za-z0-9]+){2,}(?![\w/@]|[.-]\w)"
-                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})\d+(?:_[A-Za-z0-9]+)+(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})(?=\w*\d)[A-Za-z0-9]+(?:_+[A-Za-z0-9]+){2,}(?![\w/@]|[.-]\w)"
+                         r"|(?<![\w./:@#-])(?=\w*[A-Za-z]{2})\d+(?:_+[A-Za-z0-9]+)+(?![\w/@]|[.-]\w)"
                          r"|(?<![\w./:@#-])(?=[A-Za-z]*\d)[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\d*(?![\w/@]|[.-]\w)"
                          # a dotted name of three parts or more (acme.prod.assets, com.acme.billing): a bucket, a package, a host
                          r"|(?<![\w./:@#-])[a-z][a-z0-9-]+(?:\.[a-z][a-z0-9-]*){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
@@ -97,14 +101,25 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
 #: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
 #: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
 _SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
+#: A setting noun just after a quantity names it a setting ("a 2407Mi memory limit", "a 30s timeout", "a 25MB upload cap"):
+#: the words a config or a runbook uses for what is set, not for what was seen.
+_SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quotas?|timeouts?|budgets?|ceilings?|thresholds?|"
+                             r"requests?|reservations?|ttl|retention|max(?:imum)?|min(?:imum)?|deadlines?|window)\b"
+                             r"|\s*(?:上限|限制|配额|超时)", re.IGNORECASE)
 #: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
 #: "set it to 3"): a setting, not a count said in passing ("3 retries", "step 2").
 _BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|becomes|became|set|of)\b|为|是|到|成)\s*[\"']?$", re.IGNORECASE)
 #: The key that binds the value after it, in a structured statement: ``key: value``, ``key = value``, ``--flag value``.
 _KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:=：])\s*[\"']?$")
 #: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
-_MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio)\b|率|耗时|延迟|占用|用时)"
-                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$", re.IGNORECASE)
+_MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio|coverage)\b"
+                       r"|率|耗时|延迟|占用|用时|覆盖率)"
+                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
+                       # a reading that moved ("coverage dropped to 79%", "p99 rose by 20ms"): where it stands now, not a setting
+                       r"|\b(?:dropped|fell|rose|climbed|grew|jumped|spiked|increased|decreased|went (?:up|down))\s+(?:to|by)\s*$"
+                       r"|(?:涨到|掉到)\s*$", re.IGNORECASE)
+#: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
+_READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b", re.IGNORECASE)
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
@@ -116,6 +131,9 @@ _STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|gree
 #: An instruction word that opens a line and binds what follows (Dockerfile ``FROM``, ``EXPOSE``, ``USER``; an HTTP verb).
 _INSTRUCTION = re.compile(r"[A-Z]{3,12}\s+$")
 _KEY_AFTER = re.compile(r"[\"']?\s*[:=：]\s*\S")
+#: Where a key stands: at the start of a line or clause, after at most one word (a setting's owner: "ledger pool_size: 20").
+#: An identifier deep in a sentence before a colon ("... go past V42__add_users: V43 is next") is a value, not a key.
+_CLAUSE_START = re.compile(r"(?:^|[,;(\[{]\s*|^\S+\s+)[\"']?$")
 _FLAG_BEFORE = re.compile(r"--[a-z][\w-]*[\s=]$")
 _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b")
 #: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
@@ -155,7 +173,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             if not value or 1 in taken[start:end]:
                 continue
             before = max(0, start - 64)  # what binds a value or names it a measurement stands just before it
-            if shape == "ident" and _KEY_AFTER.match(sentence, end):
+            if shape == "ident" and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
@@ -169,7 +187,8 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                     if shape == "quantity" and len(value) == 1:
                         continue  # a lone digit in passing ("step 1", "3 of them") is nothing, not even a measurement
             elif shape == "amount" and not flagged and (_UNIT_KEY.search(sentence, before, start) or _MEASURED.search(sentence, before, start)
-                                                        or not _SETS.search(sentence, before, start)):
+                                                        or _READING_AFTER.match(sentence, end)
+                                                        or not (_SETS.search(sentence, before, start) or _SET_NOUN_AFTER.match(sentence, end))):
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken[start:end] = b"\x01" * (end - start)
             found.append((shape, value, start, end))

@@ -10,7 +10,11 @@ finder was made general in phase 4 and never tuned on by its rows, but no longer
 shapes its plants lack were named in a closing note, and phase 5's widening covered them; ``pairing`` (:mod:`.pairing`), a fifth (a
 coding pair's diffs, build and deploy files, CI logs and bilingual chat, with every item type),
 written blind in phase 5 (without reading the fact finder or the strategies, none run on it while
-it was written): held out, never tuned on. Each builds one seed's sessions and items.
+it was written): held out, never tuned on; ``oncall`` (:mod:`.oncall`), a sixth (an on-call
+engineer's incident shifts: the pasted incident channel, kubectl, PromQL, Alertmanager and
+PagerDuty JSON, runbooks, the postmortem's email thread and action-item sheet, in English,
+German, Spanish and Chinese, with every item type), written blind in phase 6 (the same rules as
+``pairing``): held out, never tuned on. Each builds one seed's sessions and items.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Callable
 
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
 from experiments.measurements.memory_quality.independent import build_independent
+from experiments.measurements.memory_quality.oncall import build_oncall
 from experiments.measurements.memory_quality.pairing import build_pairing
 from experiments.measurements.memory_quality.tracker import build_tracker
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, build_workload
@@ -27,4 +32,4 @@ __all__ = ["GENERATORS"]
 
 GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent,
                                                                 "fieldnotes": build_fieldnotes, "tracker": build_tracker,
-                                                                "pairing": build_pairing}
+                                                                "pairing": build_pairing, "oncall": build_oncall}

@@ -55,6 +55,7 @@ METRICS = {
     "answerable_2048": "answerable within a 2,048-token packet",
     "answerable_all": "answerable from the whole rendering",
     "updates_right": "knowledge updates right within 1,024 tokens (current value, no stale one after it)",
+    "updates_right_all": "knowledge updates right from the whole rendering (what the context holds, before any packet)",
     "absent_abstained": "absent facts abstained within 1,024 tokens (no unit names the subject beside such a value)",
     "gap_to_oracle": "answerable within 1,024 tokens: full_history's share minus this one's",
     "mean_context_tokens": "mean context tokens over every append (what each request costs)",
@@ -80,6 +81,8 @@ def summarize(items: pl.DataFrame, checks: pl.DataFrame, answers: pl.DataFrame, 
     parts.append(_share(findable.filter(pl.col("budget").is_null()), "answerable", "answerable_all"))
     at_1024 = answers.filter(pl.col("budget") == 1024)
     parts.append(_share(at_1024.filter(pl.col("type") == "update"), "answerable", "updates_right"))
+    whole = answers.filter(pl.col("budget").is_null())
+    parts.append(_share(whole.filter(pl.col("type") == "update"), "answerable", "updates_right_all"))
     parts.append(_share(at_1024.filter(pl.col("type") == "absent"), "answerable", "absent_abstained"))
     per_seed = pl.concat([p.select("strategy", "window", "seed", "metric", "value") for p in parts])
     oracle = per_seed.filter((pl.col("strategy") == "full_history") & (pl.col("metric") == "answerable_1024")) \

@@ -1,0 +1,303 @@
+"""A sixth held-out workload: an on-call engineer's incident shifts with an agent (``generator=oncall``).
+
+Each session is one shift of an incident: the user pastes the incident channel (timestamped lines
+in English, German, Spanish and Chinese) and asks for checks, status updates and the postmortem;
+the agent calls ``kubectl``, PromQL, the Alertmanager and PagerDuty APIs, the wiki's runbooks, the
+postmortem's email thread (quoted replies) and its action-item sheet (TSV), and replies. Its
+kinds, phrasings and filler are in :mod:`.oncall_text`.
+
+Planted, with the shape's counts: facts of thirteen kinds (said by the user in the channel, by the
+agent, or inside a tool's output, one line of it or a record of minified JSON), some also given in
+words in another turn ("about two and a half gigs"); knowledge updates said in a later shift
+(asked for the current value and the one before); sets gathered one per shift (cordoned nodes,
+hotfix merge requests); two events in different shifts asked in time order; absent facts (a
+subject and a kind never said together, each said with something else); and distractors: near
+misses of each fact (the same kind of another service, or another kind of the same service) and
+fact-shaped remarks in every turn. Every question comes in three wordings (the template, a
+paraphrase without the relation's words, another language).
+
+Written blind in phase 6: without reading the fact finder or the memory strategies, and none was
+run on it while it was written. Items an answer of which occurs outside their evidence are
+dropped, as in :mod:`.workload`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from experiments.measurements.memory_quality.oncall_text import (AGGREGATES, INCIDENTS, ORDER_EVENTS, ORDER_QUESTIONS,
+                                                                 SERVICES, IncidentKind, OncallFiller, _KINDS, fill,
+                                                                 language_of, noise_statement)
+from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
+
+__all__ = ["build_oncall"]
+
+
+@dataclass
+class _Said:
+    """A statement placed in a turn: who says it, in which format, its text, the items it is evidence of."""
+
+    turn: int
+    carrier: str
+    fmt: str
+    text: str
+    items: tuple[str, ...] = ()
+    entry_id: str = ""
+
+
+class _Plan:
+    """Draws the items and their statements (facts, updates, sets, orders, absent facts, distractors)."""
+
+    def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
+        self.shape, self.rng = shape, rng
+        self.turns = shape.sessions * shape.turns
+        self.taken: set[tuple[str, str]] = set()
+        self.values: set[str] = set()
+        self.said: list[_Said] = []
+        self.items: list[dict[str, object]] = []
+
+    def _fresh(self, make: Callable[..., str], *args: object) -> str:
+        """A value (``make(rng, *args)``) that is no other value and neither holds nor is held by one."""
+        for _ in range(300):
+            value = make(self.rng, *args)
+            if all(value not in v and v not in value for v in self.values):
+                self.values.add(value)
+                return value
+        raise ValueError("the on-call generator ran out of distinct values: plant fewer items")
+
+    def _value_and_why(self, kind: IncidentKind, subject: str) -> tuple[str, str] | None:
+        """A fresh value of ``kind`` for ``subject`` and, for a decision, a fresh reason (None: none is left)."""
+        try:
+            return self._fresh(kind.value, subject), self._fresh(kind.why) if kind.why else ""
+        except ValueError:
+            return None
+
+    def _pair(self, kinds: list[IncidentKind], subject: str | None = None) -> tuple[IncidentKind, str] | None:
+        """A kind of ``kinds`` and a subject (``subject`` if given) not yet planted together."""
+        for _ in range(300):
+            kind = self.rng.choice(kinds)
+            candidate = subject or kind.subject(self.rng)
+            if (kind.name, candidate) not in self.taken:
+                self.taken.add((kind.name, candidate))
+                return kind, candidate
+        return None
+
+    def _add(self, **fields: object) -> str:
+        ident = f"oc_{len(self.items):03d}"
+        self.items.append({"id": ident, **fields})
+        return ident
+
+    def _say(self, turn: int, carrier: str, fmt: str, text: str, *items: str) -> None:
+        self.said.append(_Said(turn, carrier, fmt, text, items))
+
+    def _voice(self) -> tuple[str, str]:
+        """A carrier and format for a remark: the user in the channel, or the agent in its reply."""
+        return ("user", "chat") if self.rng.random() < 0.5 else ("assistant", "prose")
+
+    def _turn(self, low: int = 0, high: int | None = None) -> int:
+        return self.rng.randrange(low, self.turns if high is None else high)
+
+    def _state(self, kind: IncidentKind, subject: str, value: str, turn: int, *items: str, why: str = "") -> None:
+        carrier, fmt, template = self.rng.choice(kind.said)
+        self._say(turn, carrier, fmt, fill(template, subject, value, why=why), *items)
+
+    def plan(self) -> None:
+        """Draw every item and distractor of the shape."""
+        shape, rng = self.shape, self.rng
+        updatable = [k for k in _KINDS if k.update]
+        for _ in range(shape.updates):
+            pair = self._pair(updatable)
+            if pair is None:
+                break
+            kind, subject = pair
+            old, new = self._fresh(kind.value, subject), self._fresh(kind.value, subject)
+            first = self._turn(0, self.turns - shape.turns)
+            later = self._turn((first // shape.turns + 1) * shape.turns)
+            current = self._add(type="update", kind=kind, subject=subject, answers=(new,), stale=old, ask=kind.ask)
+            before = self._add(type="update_before", kind=kind, subject=subject, answers=(old,), ask=kind.ask_before)
+            self._state(kind, subject, old, first, current, before)
+            self._say(later, *self._voice(), fill(rng.choice(kind.update), subject, new, old), current, before)
+        for _ in range(shape.facts):
+            pair = self._pair(list(_KINDS))
+            if pair is None:
+                break
+            kind, subject = pair
+            drawn = self._value_and_why(kind, subject)
+            if drawn is None:  # this kind's values are used up; the next draw takes another
+                continue
+            value, why = drawn
+            turn = self._turn()
+            ident = self._add(type="fact", kind=kind, subject=subject, answers=(value, why) if why else (value,), ask=kind.ask)
+            self._state(kind, subject, value, turn, ident, why=why)
+            if kind.gloss and rng.random() < 0.6:  # the value in words, in another turn (not evidence)
+                self._say(self._turn(), *self._voice(), f"{subject} is at {kind.gloss(value)}, if I read the dashboard right")
+            self._near_miss(kind, subject)
+        start = rng.randrange(len(AGGREGATES))  # the set kinds in turn, from a drawn one
+        for n, incident in enumerate(rng.sample(INCIDENTS, min(shape.aggregates, len(INCIDENTS)))):
+            self._aggregate(AGGREGATES[(start + n) % len(AGGREGATES)], incident)
+        for _ in range(shape.orders):
+            self._order()
+        for _ in range(shape.absent):
+            self._absent()
+        for turn in range(self.turns):
+            for _ in range(int(shape.noise) + (rng.random() < shape.noise % 1)):
+                self._say(turn, *self._voice(), noise_statement(rng))
+
+    def _near_miss(self, kind: IncidentKind, subject: str) -> None:
+        """The same kind of another subject, or another kind of the same subject (said, never asked)."""
+        for _ in range(int(self.shape.near_misses) + (self.rng.random() < self.shape.near_misses % 1)):
+            if self.rng.random() < 0.5:
+                pair = self._pair([kind])
+            else:
+                same_subjects = [k for k in _KINDS if k.subject is kind.subject and k is not kind]
+                pair = self._pair(same_subjects, subject) if same_subjects else None
+            if pair is None:
+                continue
+            other_kind, other = pair
+            drawn = self._value_and_why(other_kind, other)
+            if drawn is not None:  # (no distinct value left for a near miss: it is left out)
+                self._state(other_kind, other, drawn[0], self._turn(), why=drawn[1])
+
+    def _aggregate(self, spec: tuple, incident: str) -> None:
+        """One value of a set per shift, all about ``incident``."""
+        kind, make, said, questions = spec
+        values = tuple(self._fresh(make) for _ in range(self.shape.sessions))
+        ask = tuple(q.replace("{t}", incident) for q in questions)
+        ident = self._add(type="aggregate", kind=kind, subject=incident, answers=values, questions=ask)
+        for session, value in enumerate(values):
+            carrier, fmt, template = self.rng.choice(said)
+            turn = self._turn(session * self.shape.turns, (session + 1) * self.shape.turns)
+            self._say(turn, carrier, fmt, template.replace("{t}", incident).replace("{v}", value), ident)
+
+    def _order(self) -> None:
+        """Two events in different shifts: silencing one service's alerts and restoring another from a snapshot."""
+        rng, shape = self.rng, self.shape
+        a, b = rng.sample(SERVICES, 2)
+        events = [(make, said, service) for (make, said), service in zip(ORDER_EVENTS, (a, b))]
+        rng.shuffle(events)
+        early = rng.randrange(shape.sessions - 1)
+        turns = (self._turn(early * shape.turns, (early + 1) * shape.turns), self._turn((early + 1) * shape.turns))
+        values = [self._fresh(make) for make, _, _ in events]
+        ask = tuple(q.replace("{a}", a).replace("{b}", b) for q in ORDER_QUESTIONS)
+        ident = self._add(type="order", kind="oncall_event_order", subject=f"{a} / {b}", answers=tuple(values),
+                          questions=ask)
+        for (_, (carrier, fmt, template), service), value, turn in zip(events, values, turns):
+            self._say(turn, carrier, fmt, fill(template, service, value), ident)
+
+    def _absent(self) -> None:
+        """A kind (with a pattern) and a subject never planted together, each planted with something else."""
+        planted_kinds = {name for name, _ in self.taken}
+        subjects = sorted({s for _, s in self.taken if s in SERVICES})
+        # Only kinds about services have a pattern, so every candidate pairs a service with a service kind.
+        candidates = [(k, s) for k in _KINDS if k.pattern and k.name in planted_kinds
+                      for s in subjects if (k.name, s) not in self.taken]
+        if candidates:
+            kind, subject = self.rng.choice(candidates)
+            self.taken.add((kind.name, subject))
+            self._add(type="absent", kind=kind, subject=subject, answers=(), pattern=kind.pattern, ask=kind.ask)
+
+
+class _Writer:
+    """Writes the turns of the shifts: the user's paste and request, the agent's tool calls, its reply."""
+
+    def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
+        self.shape, self.rng = shape, rng
+        self.filler = OncallFiller(rng)
+        self.ts = 1_764_633_600_000  # a night shift's start
+        self.n = 0
+
+    def _id(self, prefix: str) -> str:
+        self.n += 1
+        return f"oc{prefix}{self.n:05d}"
+
+    def _tick(self, median_ms: int) -> int:
+        self.ts += max(1, int(self.rng.lognormvariate(math.log(median_ms), 0.7)))
+        return self.ts
+
+    def turn(self, said: list[_Said]) -> list[Entry]:
+        """One turn with ``said`` placed in it (each gets its entry's id)."""
+        rng, filler = self.rng, self.filler
+        ts = self._tick(90_000)
+        users = [s for s in said if s.carrier == "user"]
+        # What the user says in the channel is pasted after the others' lines, seconds before the request.
+        lines = [filler.opening(ts)] + [f"[{filler.clock(ts - 1000 * (len(users) - n))}] <me> {s.text}"
+                                        if s.fmt == "chat" else s.text for n, s in enumerate(users)]
+        user = User(ts=ts, id=self._id("u"), content="\n".join(lines))
+        entries: list[Entry] = [user]
+        for s in users:
+            s.entry_id = user.id or ""
+        by_format: dict[str, list[_Said]] = {}
+        for s in said:
+            if s.carrier == "tool":
+                by_format.setdefault(s.fmt, []).append(s)
+        formats = ("kubectl", "log", "promql", "json", "runbook", "email", "table")
+        jobs = list(by_format.items()) + [(rng.choice(formats), []) for _ in range(rng.randrange(1, 4))]
+        rng.shuffle(jobs)
+        for fmt, planted in jobs:
+            entries += self._tool(fmt, planted)
+        remarks = [s for s in said if s.carrier == "assistant"]
+        reply = Assistant(ts=self._tick(7_000), id=self._id("a"), model="sim-oncall-1",
+                          content="\n\n".join([filler.reply(), *(s.text for s in remarks)]))
+        for s in remarks:
+            s.entry_id = reply.id or ""
+        return [*entries, reply]
+
+    def _tool(self, fmt: str, planted: list[_Said]) -> list[Entry]:
+        size = max(300, min(20_000, int(self.rng.lognormvariate(math.log(self.shape.tool_median_bytes), 0.9))))
+        name, args, lines = self.filler.tool(fmt, size)
+        for s in planted:
+            lines.insert(self.rng.randrange(1 if fmt != "json" else 0, len(lines) + 1), s.text)
+        content = "[" + ",".join(lines) + "]" if fmt == "json" else "\n".join(lines)
+        call = ToolCall(ts=self._tick(600), id=self._id("c"), name=name, args=args)
+        result = ToolResult(ts=self._tick(1_500), id=self._id("r"), call_id=call.id or "", name=name, content=content)
+        for s in planted:
+            s.entry_id = result.id or ""
+        return [call, result]
+
+
+def build_oncall(shape: WorkloadShape, seed: int) -> Workload:
+    """``shape.sessions`` incident shifts of ``shape.turns`` turns with the shape's items planted, unambiguous only."""
+    plan = _Plan(shape, random.Random(f"aptmem-memory-oncall:{seed}:items"))
+    plan.plan()
+    writer = _Writer(shape, random.Random(f"aptmem-memory-oncall:{seed}:text"))
+    by_turn: dict[int, list[_Said]] = {}
+    for s in plan.said:
+        by_turn.setdefault(s.turn, []).append(s)
+
+    def next_day() -> None:
+        writer.ts += DAY_MS
+
+    sessions, turn_of = lay_out(shape, lambda turn: writer.turn(by_turn.get(turn, [])), next_day)
+    kept, dropped = unambiguous(_items(plan, turn_of, shape), sessions)
+    return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
+                    distractors=sum(1 for s in plan.said if not s.items))
+
+
+def _items(plan: _Plan, turn_of: dict[str, int], shape: WorkloadShape) -> list[Item]:
+    """The planned items with their evidence ids, carrier, format, language and turns."""
+    evidence: dict[str, list[_Said]] = {}
+    for s in plan.said:
+        for ident in s.items:
+            evidence.setdefault(ident, []).append(s)
+    out: list[Item] = []
+    for raw in plan.items:
+        fields = dict(raw)
+        kind, ask = fields.pop("kind"), fields.pop("ask", None)
+        subject = str(fields["subject"])
+        if isinstance(kind, IncidentKind):
+            fields["questions"] = tuple(fill(q, subject) for q in ask)  # type: ignore[union-attr]
+            kind = kind.name
+        said = sorted(evidence.get(str(fields["id"]), []), key=lambda s: turn_of[s.entry_id])
+        last = said[-1] if said else None
+        fields.setdefault("lang", language_of(last.text) if last else language_of(str(fields["questions"][0])))  # type: ignore[index]
+        out.append(Item(**fields, kind=kind,  # type: ignore[arg-type]
+                        carrier=last.carrier if last else "", format=last.fmt if last else "",
+                        evidence=tuple(dict.fromkeys(s.entry_id for s in said)),
+                        session=turn_of[last.entry_id] // shape.turns if last else -1,
+                        turn=turn_of[last.entry_id] if last else -1,
+                        first_turn=turn_of[said[0].entry_id] if said else -1))
+    return out
