@@ -18,8 +18,9 @@ questions ask for all tickets of a subject; absent-fact questions ask for what w
 Half of the facts, and half of the paraphrase wordings, are ``held_out``: they are generated
 from templates no tuning ever saw (the split is by fact and by wording template). The held-out
 facts are also asked in a third, ``fresh`` style (split ``fresh``, see :data:`_FRESH`), written
-after the held-out wordings had been looked at in three phases of work: the figure no tuning
-has seen.
+after the held-out wordings had been looked at in three phases of work, and in a fourth,
+``blind`` (see :data:`_BLIND`), written in phase 6 before the keyword rerank was developed:
+the figure no tuning has seen.
 """
 
 from __future__ import annotations
@@ -134,6 +135,31 @@ _FRESH: dict[str, tuple[str, str]] = {
     "pin": ("{s} is stuck on what {lib} exactly?", "{s} 用的 {lib} 具体是几点几版"),
     "preference": ("anything to keep in mind about how the user wants {s} handled?", "做 {s} 的时候用户有什么习惯要注意"),
     "decision": ("remind me what we went with for {s} and the reasoning behind it", "{s} 当初选型的结论和理由是什么"),
+}
+
+#: The ``blind`` questions: a fourth wording per kind (en, zh), written in phase 6 before the
+#: rerank of the keyword engine was developed, and never looked at question by question until the
+#: work was done. Their shape differs from every other wording: a task the asker is in the middle
+#: of, then what they are missing, with none of the template's relation words (no "release
+#: branch", "health check", "commit", "ticket", "pins", "prefers", "decided", no env key).
+#: Asked of the held-out facts as :data:`_FRESH` is; reported as split ``blind``.
+_BLIND: dict[str, tuple[str, str]] = {
+    "env": ("Writing up the {env} runbook for {s} and I'm missing where its {proto} data lives.",
+            "在写 {s} 的{env_zh}运维手册，它的 {proto} 数据放在哪儿还空着"),
+    "branch": ("Before I tag the next {s} build I have to check out the right line. Which one is it?",
+               "给 {s} 打下一个包之前要先切到对的那条线，是哪条"),
+    "commit": ("The {bug} is back on {s} in my fork, point me at the change that cured it last time.",
+               "我这边 {s} 又出现了 {bug}，上次治好它的那个改动是哪一个"),
+    "ticket": ("Going to post an update about {topic} for {s}; what reference goes in the title?",
+               "要发 {s} 的 {topic} 进展，标题里该挂哪个号"),
+    "endpoint": ("Setting up uptime monitoring for {s}, so what should the pinger request?",
+                 "给 {s} 配可用性监控，监控程序该请求哪个地址"),
+    "pin": ("Our {lib} inside {s} is frozen at some exact number. Which one?",
+            "{s} 里的 {lib} 冻结在哪一版上"),
+    "preference": ("About to open a PR against {s}. Did the user ask for any particular way of working?",
+                   "改 {s} 之前想确认一下，用户对做法提过什么没有"),
+    "decision": ("Someone asked me why {s} runs on what it runs on. What do I tell them?",
+                 "有人问 {s} 为什么用现在这一套，我该怎么回答"),
 }
 
 def _slots(rng: random.Random, kind: str, subject: str) -> dict[str, str]:
@@ -343,18 +369,19 @@ def _questions(rng: random.Random, facts: list[Fact], subjects: list[str]) -> li
 
 
 def _fresh_questions(facts: list[Fact]) -> list[Question]:
-    """The :data:`_FRESH` wording of every held-out fact, in its language and in the other (no randomness:
-    adding them leaves every other question of a seed as it was)."""
+    """The :data:`_FRESH` and :data:`_BLIND` wordings of every held-out fact, in its language and in the other
+    (no randomness: adding them leaves every other question of a seed as it was)."""
     out: list[Question] = []
-    for fact in facts:
-        if fact.split != "held_out":
-            continue
-        en, zh = (t.format(**fact.slots) for t in _FRESH[fact.kind])
-        same, other = (en, zh) if fact.language == "en" else (zh, en)
-        for wording, language, text in (("paraphrase", fact.language, same), ("other_language", "zh" if fact.language == "en" else "en", other)):
-            out.append(Question(qid=f"{fact.fact_id}-fresh-{wording}", fact_id=fact.fact_id, kind=fact.kind, wording=wording,
-                                language=language, carrier=fact.carrier, split="fresh", text=text, answer=fact.answer,
-                                evidence=((fact.session_id, fact.entry_id),)))
+    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND)):
+        for fact in facts:
+            if fact.split != "held_out":
+                continue
+            en, zh = (t.format(**fact.slots) for t in wordings[fact.kind])
+            same, other = (en, zh) if fact.language == "en" else (zh, en)
+            for wording, language, text in (("paraphrase", fact.language, same), ("other_language", "zh" if fact.language == "en" else "en", other)):
+                out.append(Question(qid=f"{fact.fact_id}-{split}-{wording}", fact_id=fact.fact_id, kind=fact.kind, wording=wording,
+                                    language=language, carrier=fact.carrier, split=split, text=text, answer=fact.answer,
+                                    evidence=((fact.session_id, fact.entry_id),)))
     return out
 
 

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
+__all__ = ["CJK_CHARS", "cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
 
 #: Changes whenever indexing would produce other tokens for the same text: an index built with
 #: another version is rebuilt when opened (its terms would no longer match the questions').
 ANALYSIS_VERSION = "2"
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+#: The CJK ranges, as a character class body (``f"[{CJK_CHARS}]"``).
+CJK_CHARS = _CJK
 
 # A compound: alphanumeric runs joined by . - / : _ @ (no spaces). Its runs are not CJK, so a name
 # written flush against Chinese ("iris-worker的接口") is the compound "iris-worker", not one glued token.

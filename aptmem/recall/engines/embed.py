@@ -112,6 +112,22 @@ def token_parts(vocab: Sequence[str]) -> re.Pattern[str]:
     return re.compile(f"[{alone}]|(?:{letter}|{mark}|{other})*[^{alone}]")
 
 
+def _piece_keys(text: str) -> list[str]:
+    """The keys of a text's pieces (see :data:`_PIECES`): each piece without its first U+2581, spaces for the others.
+
+    A piece is a run of spaces (as U+2581) and the characters up to the next run, so for a text
+    with single spaces only, no U+2581 and no space at either end, the keys are
+    ``text.split(" ")``: one pass in C instead of a pattern over the text (the piece of a key is
+    U+2581 and the key, its spaces as U+2581). Any other text is split by the pattern itself.
+    """
+    text = text[:EMBED_CHARS]
+    if not text:
+        return []
+    if "  " not in text and text[0] != " " and text[-1] != " " and _SPACE not in text:
+        return text.split(" ")
+    return [piece[1:].replace(_SPACE, " ") for piece in _PIECES.findall(_SPACE + text.replace(" ", _SPACE))]
+
+
 class WordLlamaEmbedder:
     """WordLlama's 256-dimension model from inside its wheel, loaded with no network.
 
@@ -151,20 +167,21 @@ class WordLlamaEmbedder:
         config["padding"] = config["truncation"] = None
         self._pieces = Tokenizer.from_str(json.dumps(config))
         self._cut = token_parts([t for t in config["model"]["vocab"] if not _BYTE_TOKEN.fullmatch(t)])
-        self._memo: dict[str, list[int]] = {}
-        self._parts: dict[str, list[int]] = {}
+        self._memo: dict[str, list[str]] = {}  # a piece's key -> its parts
+        self._parts: dict[str, list[int]] = {}  # a part -> its token ids
         self._table = model.embedding
         self._vocab = model.embedding.shape[0]
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids (of its first :data:`EMBED_CHARS` characters), as WordLlama's tokenizer gives them."""
-        split = [_PIECES.findall(_SPACE + t[:EMBED_CHARS].replace(" ", _SPACE)) if t else [] for t in texts]
+        split = [_piece_keys(t) for t in texts]
         memo = self._memo
-        new = list(dict.fromkeys(p for pieces in split for p in pieces if p not in memo))
+        # Set operations over the keys run in C: most of a text's pieces are known already.
+        new = set(chain.from_iterable(split)).difference(memo)
         if len(memo) + len(new) > _MEMO_PIECES:
             memo.clear()
             self._parts.clear()
-            new = list(dict.fromkeys(p for pieces in split for p in pieces))
+            new = set(chain.from_iterable(split))
         # A new piece is cut where no token can span (see token_parts) and its parts are
         # tokenized once each: a minified JSON line is one long piece, but its keys, punctuation
         # and digits repeat, so most of its parts are known already (the 20k-record benchmark:
@@ -172,15 +189,17 @@ class WordLlamaEmbedder:
         cut = self._cut.findall
         # A piece of word marks and letters has no cut (cuts fall at digits, newlines and ASCII
         # marks only): most new pieces are words, and str.isalpha is far cheaper than the pattern.
-        parts = {piece: [piece] if piece.lstrip(_SPACE).isalpha() else cut(piece) for piece in new}
+        parts = {key: [_SPACE + key] if key.isalpha() else cut(_SPACE + key.replace(" ", _SPACE)) for key in new}
+        memo.update(parts)
         parts_memo = self._parts
-        fresh = list(dict.fromkeys(p for ps in parts.values() for p in ps if p not in parts_memo))
+        fresh = list(set(chain.from_iterable(parts.values())).difference(parts_memo))
         for part, encoding in zip(fresh, self._pieces.encode_batch_fast(fresh, add_special_tokens=False)):
             parts_memo[part] = encoding.ids
-        for piece, ps in parts.items():
-            memo[piece] = list(chain.from_iterable(map(parts_memo.__getitem__, ps))) if len(ps) > 1 else parts_memo[ps[0]]
-        get = memo.__getitem__
-        return [list(chain.from_iterable(map(get, pieces))) for pieces in split]
+        # A piece is remembered as its parts, not as its ids: most cut pieces (a JSON line, a
+        # log line with its timestamp) occur once, and joining their parts' ids into a list of
+        # their own cost as much again as reading the text's ids from its parts directly.
+        piece_parts, part_ids = memo.__getitem__, parts_memo.__getitem__
+        return [list(chain.from_iterable(map(part_ids, chain.from_iterable(map(piece_parts, keys))))) for keys in split]
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Mean of each text's token vectors, normalized (WordLlama's pooling, without padding)."""

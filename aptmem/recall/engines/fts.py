@@ -25,6 +25,7 @@ from aptmem.recall.engines.base import Filter
 from aptmem.recall.engines.hybrid import DEPTH
 from aptmem.recall.lexicon import expansions
 from aptmem.recall.records import Doc
+from aptmem.recall.rerank import RERANK_DEPTH, rerank
 
 __all__ = ["Fts5Engine", "fts_bigram", "fts_plain", "fts_trigram"]
 
@@ -174,15 +175,19 @@ class Fts5Engine:
 
     ``body`` turns a record into the text FTS5 indexes, ``match`` a question into FTS5 queries (none,
     one, or several whose rankings are fused);
-    ``components`` names the engine whose table it searches when that is another's (``fts_plain``).
+    ``components`` names the engine whose table it searches when that is another's (``fts_plain``);
+    ``rerank``: the best records are reordered by how many of the question's terms they cover
+    (:mod:`aptmem.recall.rerank`).
     """
 
     requires: tuple[str, ...] = ()
     extra = ""
 
     def __init__(self, name: str, table: str, tokenize: str, body: Callable[[Doc], str],
-                 match: Callable[[sqlite3.Connection, str, _Counts], list[str]], components: tuple[str, ...] = ()) -> None:
+                 match: Callable[[sqlite3.Connection, str, _Counts], list[str]], components: tuple[str, ...] = (),
+                 rerank: bool = False) -> None:
         self.name = name
+        self.rerank = rerank
         self.components = components or (name,)
         self._counts = _Counts()
         self.table = table
@@ -209,10 +214,17 @@ class Fts5Engine:
         top :data:`~aptmem.recall.engines.hybrid.DEPTH` and the rankings are fused by :func:`comb_sum`.
         """
         queries = self._match(db, question, self._counts)
+        wanted = max(k, RERANK_DEPTH) if self.rerank else k
         if len(queries) == 1:
-            return self._ranked(db, queries[0], k, where)
-        depth = max(k, DEPTH)
-        return comb_sum([self._ranked(db, q, depth, where) for q in queries], k)
+            ranked = self._ranked(db, queries[0], wanted, where)
+        else:
+            depth = max(wanted, DEPTH)
+            ranked = comb_sum([self._ranked(db, q, depth, where) for q in queries], wanted)
+        if self.rerank and len(ranked) > 1:
+            head = [doc_id for doc_id, _ in ranked[:RERANK_DEPTH]]
+            bodies = dict(db.execute(f"SELECT rowid, body FROM {self.table} WHERE rowid IN ({','.join('?' * len(head))})", head))
+            ranked = rerank(question, ranked, bodies)
+        return ranked[:k]
 
     def _ranked(self, db: sqlite3.Connection, match: str, k: int, where: Filter) -> list[tuple[int, float]]:
         levels = ",".join("?" * len(where.levels))
@@ -231,7 +243,7 @@ _BIGRAM_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 def fts_bigram() -> Fts5Engine:
     """The default engine: FTS5 over our analysis (words, identifier parts, CJK bigrams)."""
-    return Fts5Engine("fts", "fts_bigram", _BIGRAM_TOKENIZE, lambda d: index_tokens(d.search), _bigram_match)
+    return Fts5Engine("fts", "fts_bigram", _BIGRAM_TOKENIZE, lambda d: index_tokens(d.search), _bigram_match, rerank=True)
 
 
 def fts_plain() -> Fts5Engine:

@@ -1,0 +1,77 @@
+"""The keyword engine's coverage rerank (aptmem/recall/rerank.py)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aptmem.continuation import create_session
+from aptmem.entries import ToolCall, User
+from aptmem.jsonl_store import JsonlStore
+from aptmem.recall.analyze import index_tokens
+from aptmem.recall.api import open_index
+from aptmem.recall.rerank import RERANK_DEPTH, concepts, covered, rerank
+
+
+def test_a_concept_is_covered_by_a_synonym_an_inflection_or_all_bigrams_of_a_chinese_word() -> None:
+    asked = concepts("need the sha that sorted out the double charge on kestrel-api")
+    statement = index_tokens("commit 3f9a2b1c0d fixed the double charge in kestrel-api")
+    # sha (by commit), sorted (by fixed), double, charge, kestrel, api, kestrelapi; "need" and "out" are not there
+    assert len(asked) == 9 and covered(asked, statement) == 7
+    assert covered(asked, index_tokens("kestrel-api double charge alert fired")) == 5
+    assert covered(concepts("which endpoints"), index_tokens("the endpoint is /healthz")) == 1
+    # A Chinese word of the lexicon is one concept (with its group's words), covered by an English synonym.
+    zh = concepts("kestrel-api 的健康检查接口是什么")
+    assert covered(zh, index_tokens("the health endpoint of kestrel-api")) == len(zh)
+    assert covered(zh, index_tokens("kestrel-api 的检查")) < len(zh)  # 检查 alone is not 健康检查
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_rerank_reorders_only_the_head_and_keeps_scores_falling(seed: int) -> None:
+    rng = random.Random(seed)
+    words = ["kestrel", "api", "commit", "fixed", "double", "charge", "cache", "queue"]
+    n = rng.randint(2, 2 * RERANK_DEPTH)
+    scores = sorted((rng.uniform(0.1, 9.0) for _ in range(n)), reverse=True)
+    ranked = list(enumerate(scores))
+    bodies = {i: " ".join(rng.sample(words, rng.randint(0, len(words)))) for i in range(n)}
+    out = rerank("which commit fixed the double charge on kestrel-api", ranked, bodies)
+    assert sorted(i for i, _ in out) == list(range(n)), seed
+    assert [s for _, s in out] == sorted((s for _, s in out), reverse=True), seed
+    assert [i for i, _ in out[RERANK_DEPTH:]] == [i for i, _ in ranked[RERANK_DEPTH:]], seed
+    cover = [covered(concepts("which commit fixed the double charge on kestrel-api"), bodies[i]) for i, _ in out[:RERANK_DEPTH]]
+    assert cover == sorted(cover, reverse=True), seed
+
+
+def _root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    root.mkdir()
+    with JsonlStore(root) as store:
+        other = create_session(store, root, title="chores")  # so that the subject is a rare term
+        store.append_many(other, [User(content=f"shard {n} of the {w} cluster rebalanced", ts=1)
+                                  for n in range(400) for w in ("cache", "queue")])
+        sid = create_session(store, root, title="kestrel-api billing")
+        store.append_many(sid, [
+            User(content="commit 3f9a2b1c0d fixed the double charge in kestrel-api after the retry storm of last week, "
+                         "with a test that charges twice and expects one ledger row", ts=3, id="u-fix"),
+            # Short records that name the subject and the symptom, not the change: BM25 likes them.
+            *(ToolCall(name="bash", args={"cmd": f"grep 'double charge' kestrel-api.log | tail -{n}"}, ts=5 + n, id=f"c{n}")
+              for n in range(1, 4)),
+            *(User(content=f"kestrel-api double charge alert {w}", ts=20 + n, id=f"n{n}")
+              for n, w in enumerate(["fired", "again", "paged", "muted"])),
+        ])
+    return root
+
+
+def test_the_statement_covering_the_question_outranks_records_naming_only_its_subject(tmp_path: Path) -> None:
+    index = open_index(_root(tmp_path))
+    index.refresh()
+    question = "need the sha that sorted out the double charge on kestrel-api"
+    engine = index._searcher("fts")
+    assert [h.entry_id for h in index.search(question, k=5)][0] == "u-fix"
+    engine.rerank = False  # the same fused ranking without the rerank puts the short records first
+    assert [h.entry_id for h in index.search(question, k=5)][0] != "u-fix"
+    index.close()
