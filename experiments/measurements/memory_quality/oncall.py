@@ -26,27 +26,16 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.oncall_text import (AGGREGATES, INCIDENTS, ORDER_EVENTS, ORDER_QUESTIONS,
                                                                  SERVICES, IncidentKind, OncallFiller, _KINDS, fill,
                                                                  language_of, noise_statement)
+from experiments.measurements.memory_quality.planting import PlacedStatement
 from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_oncall"]
-
-
-@dataclass
-class _Said:
-    """A statement placed in a turn: who says it, in which format, its text, the items it is evidence of."""
-
-    turn: int
-    carrier: str
-    fmt: str
-    text: str
-    items: tuple[str, ...] = ()
-    entry_id: str = ""
 
 
 class _Plan:
@@ -57,7 +46,7 @@ class _Plan:
         self.turns = shape.sessions * shape.turns
         self.taken: set[tuple[str, str]] = set()
         self.values: set[str] = set()
-        self.said: list[_Said] = []
+        self.said: list[PlacedStatement] = []
         self.items: list[dict[str, object]] = []
 
     def _fresh(self, make: Callable[..., str], *args: object) -> str:
@@ -92,7 +81,7 @@ class _Plan:
         return ident
 
     def _say(self, turn: int, carrier: str, fmt: str, text: str, *items: str) -> None:
-        self.said.append(_Said(turn, carrier, fmt, text, items))
+        self.said.append(PlacedStatement(turn, carrier, fmt, text, items))
 
     def _voice(self) -> tuple[str, str]:
         """A carrier and format for a remark: the user in the channel, or the agent in its reply."""
@@ -207,30 +196,21 @@ class _Writer:
     def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
         self.shape, self.rng = shape, rng
         self.filler = OncallFiller(rng)
-        self.ts = 1_764_633_600_000  # a night shift's start
-        self.n = 0
+        self.clock = EntryClock(rng, 1_764_633_600_000, prefix="oc", spread=0.7)  # a night shift's start
 
-    def _id(self, prefix: str) -> str:
-        self.n += 1
-        return f"oc{prefix}{self.n:05d}"
-
-    def _tick(self, median_ms: int) -> int:
-        self.ts += max(1, int(self.rng.lognormvariate(math.log(median_ms), 0.7)))
-        return self.ts
-
-    def turn(self, said: list[_Said]) -> list[Entry]:
+    def turn(self, said: list[PlacedStatement]) -> list[Entry]:
         """One turn with ``said`` placed in it (each gets its entry's id)."""
         rng, filler = self.rng, self.filler
-        ts = self._tick(90_000)
+        ts = self.clock.tick(90_000)
         users = [s for s in said if s.carrier == "user"]
         # What the user says in the channel is pasted after the others' lines, seconds before the request.
         lines = [filler.opening(ts)] + [f"[{filler.clock(ts - 1000 * (len(users) - n))}] <me> {s.text}"
                                         if s.fmt == "chat" else s.text for n, s in enumerate(users)]
-        user = User(ts=ts, id=self._id("u"), content="\n".join(lines))
+        user = User(ts=ts, id=self.clock.next_id("u"), content="\n".join(lines))
         entries: list[Entry] = [user]
         for s in users:
             s.entry_id = user.id or ""
-        by_format: dict[str, list[_Said]] = {}
+        by_format: dict[str, list[PlacedStatement]] = {}
         for s in said:
             if s.carrier == "tool":
                 by_format.setdefault(s.fmt, []).append(s)
@@ -240,20 +220,20 @@ class _Writer:
         for fmt, planted in jobs:
             entries += self._tool(fmt, planted)
         remarks = [s for s in said if s.carrier == "assistant"]
-        reply = Assistant(ts=self._tick(7_000), id=self._id("a"), model="sim-oncall-1",
+        reply = Assistant(ts=self.clock.tick(7_000), id=self.clock.next_id("a"), model="sim-oncall-1",
                           content="\n\n".join([filler.reply(), *(s.text for s in remarks)]))
         for s in remarks:
             s.entry_id = reply.id or ""
         return [*entries, reply]
 
-    def _tool(self, fmt: str, planted: list[_Said]) -> list[Entry]:
+    def _tool(self, fmt: str, planted: list[PlacedStatement]) -> list[Entry]:
         size = max(300, min(20_000, int(self.rng.lognormvariate(math.log(self.shape.tool_median_bytes), 0.9))))
         name, args, lines = self.filler.tool(fmt, size)
         for s in planted:
             lines.insert(self.rng.randrange(1 if fmt != "json" else 0, len(lines) + 1), s.text)
         content = "[" + ",".join(lines) + "]" if fmt == "json" else "\n".join(lines)
-        call = ToolCall(ts=self._tick(600), id=self._id("c"), name=name, args=args)
-        result = ToolResult(ts=self._tick(1_500), id=self._id("r"), call_id=call.id or "", name=name, content=content)
+        call = ToolCall(ts=self.clock.tick(600), id=self.clock.next_id("c"), name=name, args=args)
+        result = ToolResult(ts=self.clock.tick(1_500), id=self.clock.next_id("r"), call_id=call.id or "", name=name, content=content)
         for s in planted:
             s.entry_id = result.id or ""
         return [call, result]
@@ -264,12 +244,12 @@ def build_oncall(shape: WorkloadShape, seed: int) -> Workload:
     plan = _Plan(shape, random.Random(f"aptmem-memory-oncall:{seed}:items"))
     plan.plan()
     writer = _Writer(shape, random.Random(f"aptmem-memory-oncall:{seed}:text"))
-    by_turn: dict[int, list[_Said]] = {}
+    by_turn: dict[int, list[PlacedStatement]] = {}
     for s in plan.said:
         by_turn.setdefault(s.turn, []).append(s)
 
     def next_day() -> None:
-        writer.ts += DAY_MS
+        writer.clock.skip(DAY_MS)
 
     sessions, turn_of = lay_out(shape, lambda turn: writer.turn(by_turn.get(turn, [])), next_day)
     kept, dropped = unambiguous(_items(plan, turn_of, shape), sessions)
@@ -279,7 +259,7 @@ def build_oncall(shape: WorkloadShape, seed: int) -> Workload:
 
 def _items(plan: _Plan, turn_of: dict[str, int], shape: WorkloadShape) -> list[Item]:
     """The planned items with their evidence ids, carrier, format, language and turns."""
-    evidence: dict[str, list[_Said]] = {}
+    evidence: dict[str, list[PlacedStatement]] = {}
     for s in plan.said:
         for ident in s.items:
             evidence.setdefault(ident, []).append(s)

@@ -24,8 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.pairing_text import COMPONENTS, FILLERS, opening, reply
-from experiments.measurements.memory_quality.planting import hex_digits
+from experiments.measurements.memory_quality.planting import PlacedStatement, hex_digits
 from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_pairing"]
@@ -182,25 +183,13 @@ def _drawn(rng: random.Random, mean: float) -> int:
     return int(mean) + (rng.random() < mean % 1)
 
 
-@dataclass
-class _Plant:
-    """A statement to place: its turn, carrier, format and text, the items it is evidence of, and its entry's id."""
-
-    turn: int
-    carrier: str
-    fmt: str
-    text: str
-    items: tuple[str, ...] = ()
-    entry_id: str = ""
-
-
 class _Planner:
     """Draws the items and their statements, and the distractors around them."""
 
     def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
         self.shape, self.rng = shape, rng
         self.turns = shape.sessions * shape.turns
-        self.plants: list[_Plant] = []
+        self.plants: list[PlacedStatement] = []
         self.items: list[tuple[dict[str, object], str]] = []  # the fields of each item, and its id
         self.said: set[tuple[str, str]] = set()  # (kind, subject) ever said, asked or not
         self.values: set[str] = set()
@@ -227,7 +216,7 @@ class _Planner:
             **values: str) -> None:
         """Place ``template`` said of ``subject`` in ``turn``."""
         text = template.format(s=subject, u=_under(subject), U=_under(subject).upper(), **values)
-        self.plants.append(_Plant(turn, carrier, fmt, text, items))
+        self.plants.append(PlacedStatement(turn, carrier, fmt, text, items))
 
     def item(self, **fields: object) -> str:
         """Record an item; its id."""
@@ -257,7 +246,7 @@ class _Planner:
             self._order()
         for _ in range(shape.absent):
             self._absent()
-        self.plants += [_Plant(turn, rng.choice(("user", "assistant")), "prose", self._noise())
+        self.plants += [PlacedStatement(turn, rng.choice(("user", "assistant")), "prose", self._noise())
                         for turn in range(self.turns) for _ in range(_drawn(rng, shape.noise))]
 
     def _value(self, kind: _Relation, subject: str) -> str:
@@ -323,7 +312,7 @@ class _Planner:
         for session, test in enumerate(tests):
             carrier, fmt, template = rng.choice(ways)
             turn = rng.randrange(session * shape.turns, (session + 1) * shape.turns)
-            self.plants.append(_Plant(turn, carrier, fmt, template.format(s=sweep, v=test), (ident,)))
+            self.plants.append(PlacedStatement(turn, carrier, fmt, template.format(s=sweep, v=test), (ident,)))
 
     def _order(self) -> None:
         """A terraform apply and a release tag in different sessions; asked which came first."""
@@ -343,7 +332,7 @@ class _Planner:
                                      f"Did the {workspace} infrastructure change land before {component} was cut for release, or after?",
                                      f"{workspace} 的 terraform apply 和 {component} 打 release tag，哪个在前？"))
         for (carrier, fmt, text, _), turn in zip(events, turns):
-            self.plants.append(_Plant(turn, carrier, fmt, text, (ident,)))
+            self.plants.append(PlacedStatement(turn, carrier, fmt, text, (ident,)))
 
     def _absent(self) -> None:
         """A kind and a subject each said with something else, never together."""
@@ -373,44 +362,37 @@ class _Writer:
     """Writes each turn: a user message, tool calls whose output is filler of a plant's format, a reply."""
 
     def __init__(self, rng: random.Random, median: int) -> None:
-        self.rng, self.median, self.ts, self.n = rng, median, 1_731_000_000_000, 0
-
-    def _id(self, kind: str) -> str:
-        self.n += 1
-        return f"pp{kind}{self.n:05d}"
-
-    def _tick(self, ms: int) -> int:
-        self.ts += self.rng.randrange(ms // 2, ms * 2)
-        return self.ts
+        self.rng, self.median = rng, median
+        self.clock = EntryClock(rng, 1_731_000_000_000, prefix="pp")
 
     def next_day(self) -> None:
         """The next session starts a day later."""
-        self.ts += DAY_MS
+        self.clock.skip(DAY_MS)
 
-    def _tool(self, fmt: str, plant: _Plant | None) -> tuple[ToolCall, ToolResult]:
+    def _tool(self, fmt: str, plant: PlacedStatement | None) -> tuple[ToolCall, ToolResult]:
         name, args, text = FILLERS[fmt]
         size = max(300, min(20_000, int(self.rng.lognormvariate(math.log(self.median), 0.9))))
         lines = text(self.rng, size).split("\n")
         if plant is not None:
             lines.insert(self.rng.randrange(1, len(lines) + 1), plant.text)
-        call = ToolCall(ts=self._tick(600), id=self._id("c"), name=name, args=args(self.rng))
-        result = ToolResult(ts=self._tick(1_500), id=self._id("r"), call_id=call.id or "", name=name, content="\n".join(lines))
+        call = ToolCall(ts=self.clock.tick(600), id=self.clock.next_id("c"), name=name, args=args(self.rng))
+        result = ToolResult(ts=self.clock.tick(1_500), id=self.clock.next_id("r"), call_id=call.id or "", name=name, content="\n".join(lines))
         if plant is not None:
             plant.entry_id = result.id or ""
         return call, result
 
-    def turn(self, plants: list[_Plant]) -> list[Entry]:
+    def turn(self, plants: list[PlacedStatement]) -> list[Entry]:
         """The entries of one turn, each plant placed (and given its entry's id)."""
         rng = self.rng
         by = {c: [p for p in plants if p.carrier == c] for c in ("user", "assistant", "tool")}
-        user = User(ts=self._tick(45_000), id=self._id("u"), content="\n".join([opening(rng), *(p.text for p in by["user"])]))
+        user = User(ts=self.clock.tick(45_000), id=self.clock.next_id("u"), content="\n".join([opening(rng), *(p.text for p in by["user"])]))
         entries: list[Entry] = [user]
-        jobs: list[tuple[str, _Plant | None]] = [(p.fmt, p) for p in by["tool"]]
+        jobs: list[tuple[str, PlacedStatement | None]] = [(p.fmt, p) for p in by["tool"]]
         jobs += [(rng.choice(sorted(FILLERS)), None) for _ in range(rng.randrange(1, 3))]
         rng.shuffle(jobs)
         for fmt, plant in jobs:
             entries += self._tool(fmt, plant)
-        answer = Assistant(ts=self._tick(7_000), id=self._id("a"), model="sim-pair-1",
+        answer = Assistant(ts=self.clock.tick(7_000), id=self.clock.next_id("a"), model="sim-pair-1",
                            content="\n\n".join([reply(rng), *(p.text for p in by["assistant"])]))
         for p in by["user"]:
             p.entry_id = user.id or ""

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
 
-__all__ = ["Filler", "PlantKind", "TurnWriter", "build_planted", "hex_digits"]
+__all__ = ["Filler", "PlacedStatement", "PlantKind", "TurnWriter", "build_planted", "hex_digits"]
 
 
 def hex_digits(rng: random.Random, n: int) -> str:
@@ -37,6 +38,19 @@ class PlantKind:
     ask: tuple[str, str, str]
     ask_before: tuple[str, str, str] = ("", "", "")
     lang: str = "english"
+
+
+@dataclass
+class PlacedStatement:
+    """A statement to place in a turn: its turn, carrier, format and text, the items it is evidence of,
+    and the id of the entry it lands in (set when the turn is written)."""
+
+    turn: int
+    carrier: str
+    fmt: str
+    text: str
+    items: tuple[str, ...] = ()
+    entry_id: str = ""
 
 
 class Filler(Protocol):
@@ -60,24 +74,15 @@ class TurnWriter:
 
     def __init__(self, rng: random.Random, filler: Filler, *, prefix: str, model: str, ts: int,
                  ticks: tuple[int, int, int, int]) -> None:
-        self.rng, self.filler, self.prefix, self.model, self.ts = rng, filler, prefix, model, ts
+        self.rng, self.filler, self.model = rng, filler, model
+        self.clock = EntryClock(rng, ts, prefix=prefix)
         #: mean milliseconds before the user message, a tool call, its result and the reply
         self.ticks = ticks
-        self.n = 0
-
-    def _id(self, kind: str) -> str:
-        self.n += 1
-        return f"{self.prefix}{kind}{self.n:05d}"
-
-    def _tick(self, ms: int) -> int:
-        self.ts += self.rng.randrange(ms // 2, ms * 2)
-        return self.ts
-
     def turn(self, plants: list[list[str]]) -> list[Entry]:
         """One turn; each plant is [carrier, text, id slot] and gets its entry's id in slot 2."""
         rng, (user_ms, call_ms, result_ms, reply_ms) = self.rng, self.ticks
         by = {c: [p for p in plants if p[0] == c] for c in ("user", "assistant", "tool")}
-        user = User(ts=self._tick(user_ms), id=self._id("u"),
+        user = User(ts=self.clock.tick(user_ms), id=self.clock.next_id("u"),
                     content="\n".join([self.filler.opening(rng), *(p[1] for p in by["user"])]))
         entries: list[Entry] = [user]
         for p in by["user"]:
@@ -90,12 +95,12 @@ class TurnWriter:
                 lines = text.split("\n")
                 lines.insert(rng.randrange(1, len(lines) + 1), plant[1])
                 text = "\n".join(lines)
-            call = ToolCall(ts=self._tick(call_ms), id=self._id("c"), name=name, args=args)
-            result = ToolResult(ts=self._tick(result_ms), id=self._id("r"), call_id=call.id or "", name=name, content=text)
+            call = ToolCall(ts=self.clock.tick(call_ms), id=self.clock.next_id("c"), name=name, args=args)
+            result = ToolResult(ts=self.clock.tick(result_ms), id=self.clock.next_id("r"), call_id=call.id or "", name=name, content=text)
             if plant is not None:
                 plant[2] = result.id or ""
             entries += [call, result]
-        reply = Assistant(ts=self._tick(reply_ms), id=self._id("a"), model=self.model,
+        reply = Assistant(ts=self.clock.tick(reply_ms), id=self.clock.next_id("a"), model=self.model,
                           content="\n\n".join([self.filler.reply(rng), *(p[1] for p in by["assistant"])]))
         for p in by["assistant"]:
             p[2] = reply.id or ""
@@ -155,7 +160,7 @@ def build_planted(shape: WorkloadShape, rng: random.Random, kinds: Sequence[Plan
     turn_writer = writer()
 
     def next_day() -> None:
-        turn_writer.ts += DAY_MS
+        turn_writer.clock.skip(DAY_MS)
 
     sessions, turn_of = lay_out(shape, lambda turn: turn_writer.turn(plants.get(turn, [])), next_day)
     items = []

@@ -33,6 +33,7 @@ import msgspec
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from aptmem.tokens import render_entry
+from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.kinds import KINDS, Kind, service
 from experiments.core.knowledge import Judged, units
 from experiments.workloads.text import TextPools, clip_utf8
@@ -326,16 +327,7 @@ class _Builder:
         self.shape = shape
         self.rng = random.Random(f"aptmem-memory-quality:{seed}:{shape.split}:content")
         self.pools = TextPools(self.rng)
-        self.ts = 1_717_000_000_000
-        self.n = 0
-
-    def _id(self, prefix: str) -> str:
-        self.n += 1
-        return f"{prefix}{self.n:05d}"
-
-    def _tick(self, median_ms: float) -> int:
-        self.ts += max(1, int(self.rng.lognormvariate(math.log(median_ms), 0.8)))
-        return self.ts
+        self.clock = EntryClock(self.rng, 1_717_000_000_000, spread=0.8)
 
     def _size(self) -> int:
         return max(200, min(24_000, int(self.rng.lognormvariate(math.log(self.shape.tool_median_bytes), 1.0))))
@@ -349,7 +341,7 @@ class _Builder:
                           f"Please refactor {pools.func()} so it streams instead of loading everything.",
                           f"帮我看看 {pools.path()} 里的 {pools.func()} 为什么会出错", f"给 {pools.func()} 加个测试"))
         text = "\n\n".join([ask, pools.prose(lang, rng.randrange(80, 500)), *(p.text for p in said)])
-        user = User(ts=self._tick(60_000), id=self._id("u"), content=text)
+        user = User(ts=self.clock.tick(60_000), id=self.clock.next_id("u"), content=text)
         for p in said:
             p.entry_id = user.id or ""
         entries: list[Entry] = [user]
@@ -363,7 +355,7 @@ class _Builder:
             call, result = self._tool(fmt, planted, lang)
             entries += [call, result]
         remarks = [p for p in plants if p.carrier == "assistant"]
-        reply = Assistant(ts=self._tick(8_000), id=self._id("a"), model="sim-model-1",
+        reply = Assistant(ts=self.clock.tick(8_000), id=self.clock.next_id("a"), model="sim-model-1",
                           content="\n\n".join([pools.prose(lang, rng.randrange(300, 1500)), *(p.text for p in remarks)]))
         for p in remarks:
             p.entry_id = reply.id or ""
@@ -388,8 +380,8 @@ class _Builder:
             for p in planted:
                 lines.insert(rng.randrange(len(lines) + 1), p.text)
             content = "\n".join(lines)
-        call = ToolCall(ts=self._tick(400), id=self._id("c"), name=name, args=args)
-        result = ToolResult(ts=self._tick(900), id=self._id("r"), call_id=call.id or "", name=name, content=content)
+        call = ToolCall(ts=self.clock.tick(400), id=self.clock.next_id("c"), name=name, args=args)
+        result = ToolResult(ts=self.clock.tick(900), id=self.clock.next_id("r"), call_id=call.id or "", name=name, content=content)
         for p in planted:
             p.entry_id = result.id or ""
         return call, result
@@ -424,7 +416,7 @@ def build_workload(shape: WorkloadShape, seed: int) -> Workload:
         by_turn.setdefault(plant.turn, []).append(plant)
 
     def next_day() -> None:
-        builder.ts += DAY_MS
+        builder.clock.skip(DAY_MS)
 
     sessions, turn_of = lay_out(shape, lambda turn: builder.turn(by_turn.get(turn, [])), next_day)
     items = _items(planner, turn_of, shape)
