@@ -10,7 +10,8 @@ finder was made general in phase 4 and never tuned on by its rows, but no longer
 shapes its plants lack were named in a closing note, and phase 5's widening covered them; ``pairing`` (:mod:`.pairing`), a fifth (a
 coding pair's diffs, build and deploy files, CI logs and bilingual chat, with every item type),
 written blind in phase 5 (without reading the fact finder or the strategies, none run on it while
-it was written): held out, never tuned on; ``oncall`` (:mod:`.oncall`), a sixth (an on-call
+it was written): held out in phase 5, then a development set in phase 6 (the fact finder was
+developed on its misses); ``oncall`` (:mod:`.oncall`), a sixth (an on-call
 engineer's incident shifts: the pasted incident channel, kubectl, PromQL, Alertmanager and
 PagerDuty JSON, runbooks, the postmortem's email thread and action-item sheet, in English,
 German, Spanish and Chinese, with every item type), written blind in phase 6 (the same rules as

@@ -30,7 +30,7 @@ _GENERATOR_NOTE = {"independent": "the independent generator, written apart from
                    "tracker": "the tracker generator (issue comments, chat-ops), a fourth style held out in phase 4, "
                               "no longer clean after phase 5 (the shapes its plants lack were named before the fact finder was widened)",
                    "pairing": "the pairing generator (a coding pair's diffs, build files, CI logs, bilingual chat), "
-                              "a fifth style written blind and held out from all tuning",
+                              "a fifth style written blind (held out in phase 5, tuned on in phase 6)",
                    "oncall": "the on-call generator (incident channel, kubectl, PromQL, alert JSON, runbooks, postmortem "
                              "emails and sheets), a sixth style written blind in phase 6 and held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
