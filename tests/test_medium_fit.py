@@ -15,7 +15,6 @@ from aptmem.tokens.calibration.medium_fit import (constants_from_fit, feature_ma
                                                   kind_errors, leave_one_kind_out, nnls)
 from aptmem.tokens.calibration.sources import Sources
 from aptmem.tokens.medium import CharCosts
-from aptmem.tokens.piece_vocab import PieceVocab
 from aptmem.tokens.medium_constants import FEATURES, load_constants
 
 ROOT = Path(__file__).resolve().parent.parent
