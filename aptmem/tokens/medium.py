@@ -69,10 +69,8 @@ import time
 from aptmem.tokens.char_costs import CharCosts
 from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_constants
 from aptmem.tokens.medium_python import python_estimate
-from aptmem.tokens.piece_vocab import PieceVocab
 
-__all__ = ["FEATURES", "KERNELS", "KERNEL_AFTER_SECONDS", "CharCosts", "MediumEstimator", "PieceVocab", "features",
-           "kernel_loaded"]
+__all__ = ["FEATURES", "KERNELS", "KERNEL_AFTER_SECONDS", "CharCosts", "MediumEstimator", "features", "kernel_loaded"]
 
 #: what ``MediumEstimator(kernel=...)`` takes: when the compiled kernel is loaded
 KERNELS = ("auto", "compiled", "python")
@@ -106,27 +104,23 @@ def kernel_loaded() -> bool:
     return _kernel is not None
 
 
-_shipped: tuple[CharCosts, PieceVocab] | None = None
+_shipped_costs: CharCosts | None = None
 
 
-def _shipped_tables() -> tuple[CharCosts, PieceVocab]:
-    global _shipped
-    if _shipped is None:
-        constants = load_constants()
-        _shipped = CharCosts.decode(constants.char_costs), PieceVocab.decode(constants.pieces)
-    return _shipped
+def _default_costs() -> CharCosts:
+    global _shipped_costs
+    if _shipped_costs is None:
+        _shipped_costs = CharCosts.decode(load_constants().char_costs)
+    return _shipped_costs
 
 
-def features(text: str, costs: CharCosts | None = None, vocab: PieceVocab | None = None) -> tuple[int, ...]:
+def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
     """The feature values of ``text``, in :data:`~aptmem.tokens.medium_constants.FEATURES` order (by the kernel).
 
-    ``costs`` says which characters take two or three tokens alone, ``vocab`` which letter pieces
-    are one token (default: the shipped tables).
+    ``costs`` says which characters take two or three tokens alone (default: the shipped table).
     """
     raw = text.encode("utf-8", "surrogatepass")
-    costs = costs or _shipped_tables()[0]
-    vocab = vocab or _shipped_tables()[1]
-    return tuple(_load_kernel().feature_counts(raw, costs.array(), vocab.slots()))
+    return tuple(_load_kernel().feature_counts(raw, (costs or _default_costs()).array()))
 
 
 class MediumEstimator:
@@ -151,7 +145,6 @@ class MediumEstimator:
         self._path = constants_path
         self._weights: tuple[float, ...] | None = None
         self._costs: CharCosts | None = None
-        self._vocab: PieceVocab | None = None
         self._compiled = None  # (estimate, cost array, weight array) once this estimator counts with the kernel
         if constants is not None:
             self._use(constants)
@@ -161,7 +154,6 @@ class MediumEstimator:
         self._weights = constants.vector()
         self._compiled = None
         self._costs = CharCosts.decode(constants.char_costs)
-        self._vocab = PieceVocab.decode(constants.pieces)
 
     @property
     def constants(self) -> MediumConstants:
@@ -180,14 +172,6 @@ class MediumEstimator:
         return self._costs
 
     @property
-    def vocab(self) -> PieceVocab:
-        """The reference tokenizer's one-token letter pieces the constants ship."""
-        if self._vocab is None:
-            self._use(self.constants)
-        assert self._vocab is not None
-        return self._vocab
-
-    @property
     def tokenizer(self) -> str:
         """The tokenizer the weights were fitted to (e.g. ``cl100k_base``)."""
         return self.constants.reference
@@ -196,20 +180,20 @@ class MediumEstimator:
         """Return the estimated token count of ``text`` (0 for empty text, else at least 1)."""
         compiled = self._compiled
         if compiled is not None:  # the hot path: one call of the compiled kernel
-            estimate, costs, slots, weights = compiled
-            n = int(estimate(text.encode("utf-8", "surrogatepass"), costs, slots, weights) + 0.5)
+            estimate, costs, weights = compiled
+            n = int(estimate(text.encode("utf-8", "surrogatepass"), costs, weights) + 0.5)
             return n if n or not text else 1
         if self._weights is None:
             self._use(self.constants)
         if self.kernel == "python":
-            n = int(python_estimate(text, self._weights, self._costs, self._vocab) + 0.5)
+            n = int(python_estimate(text, self._weights, self._costs) + 0.5)
         elif self.kernel == "compiled" or _kernel is not None:
             self._bind_kernel()
             return self.count(text)
         else:  # auto, the kernel not loaded yet: count in Python and keep the time it took
             global _python_seconds
             started = time.perf_counter()
-            n = int(python_estimate(text, self._weights, self._costs, self._vocab) + 0.5)
+            n = int(python_estimate(text, self._weights, self._costs) + 0.5)
             _python_seconds += time.perf_counter() - started
             if _python_seconds >= KERNEL_AFTER_SECONDS:
                 self._bind_kernel()
@@ -219,9 +203,8 @@ class MediumEstimator:
         """Count with the compiled kernel from now on (loading it, and numba, if this process has not yet)."""
         import numpy as np
 
-        assert self._weights is not None and self._costs is not None and self._vocab is not None
-        self._compiled = (_load_kernel().estimate, self._costs.array(), self._vocab.slots(),
-                          np.array(self._weights, dtype=np.float64))
+        assert self._weights is not None and self._costs is not None
+        self._compiled = (_load_kernel().estimate, self._costs.array(), np.array(self._weights, dtype=np.float64))
 
     def __repr__(self) -> str:
         kernel = "" if self.kernel == "auto" else f", kernel={self.kernel!r}"

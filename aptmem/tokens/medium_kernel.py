@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["CLASS_TABLE", "build_slots", "estimate", "feature_counts"]
+__all__ = ["CLASS_TABLE", "estimate", "feature_counts"]
 
 # Class codes of an ASCII byte (a non-ASCII character is OTHER). A space before a letter or
 # punctuation folds into its piece; before a digit, a space, a newline or a non-ASCII character it does not.
@@ -96,102 +96,10 @@ PACKED_A, PACKED_B = _packed_increments()
 _BLOCK = 16384
 
 
-_MUL_LO = np.uint64(0x9E3779B97F4A7C15)  # odd multipliers (golden ratio, murmur): mix the two words
-_MUL_HI = np.uint64(0xC2B2AE3D27D4EB4F)
-
-
 @njit(cache=True, nogil=True)
-def _slot(lo, hi, mask):  # noqa: ANN001, ANN202
-    """The first slot a packed piece probes (multiplicative hashing, high bits)."""
-    return ((lo * _MUL_LO) ^ (hi * _MUL_HI)) >> np.uint64(40) & mask
+def feature_counts(raw, costs):  # noqa: ANN001, ANN201 (numba infers the types: bytes, uint8[:])
+    """The 14 feature values of a text's UTF-8 ``raw``, in ``FEATURES`` order (``costs``: the BMP cost table).
 
-
-@njit(cache=True)
-def build_slots(keys):  # noqa: ANN001, ANN201 (uint64[n, 2])
-    """An open-addressing table (linear probing, at most half full) of the packed pieces ``keys``."""
-    size = 1 << 10
-    while size < 2 * len(keys):
-        size <<= 1
-    slots = np.zeros((size, 2), np.uint64)
-    mask = np.uint64(size - 1)
-    for k in range(len(keys)):
-        lo, hi = keys[k, 0], keys[k, 1]
-        j = _slot(lo, hi, mask)
-        while slots[j, 0] != 0 and not (slots[j, 0] == lo and slots[j, 1] == hi):
-            j = (j + np.uint64(1)) & mask
-        slots[j, 0], slots[j, 1] = lo, hi
-    return slots
-
-
-@njit(cache=True, nogil=True)
-def _vocab_piece(raw, start, end, slots):  # noqa: ANN001, ANN202
-    """(1, letters with upper twice, letter runs) if the piece ``raw[start:end]`` is in ``slots``, else zeros.
-
-    The piece (at most 16 bytes, none 0) is packed little-endian in two words, its upper-case
-    letters counted on the way; an exact test of the open-addressing table.
-    """
-    if end - start > 16:
-        return 0, 0, 0
-    lo = hi = np.uint64(0)
-    upper = 0
-    for j in range(start, min(end, start + 8)):
-        b = raw[j]
-        upper += 65 <= b <= 90
-        lo |= np.uint64(b) << np.uint64(8 * (j - start))
-    for j in range(start + 8, end):
-        b = raw[j]
-        upper += 65 <= b <= 90
-        hi |= np.uint64(b) << np.uint64(8 * (j - start - 8))
-    mask = np.uint64(len(slots) - 1)
-    k = _slot(lo, hi, mask)
-    while slots[k, 0] != 0:
-        if slots[k, 0] == lo and slots[k, 1] == hi:
-            folded = CLASS_TABLE[raw[start]] == PUNCT  # a folded punctuation character: a letter run of its own
-            letters = end - start - (start < end and CLASS_TABLE[raw[start]] >= PUNCT)
-            return 1, letters + upper, 1 + folded
-        k = (k + np.uint64(1)) & mask
-    return 0, 0, 0
-
-
-@njit(cache=True, nogil=True)
-def _vocab_pieces(raw, slots):  # noqa: ANN001, ANN202
-    """The letter pieces of ``raw`` in ``slots`` (piece_vocab's rule): how many, their letters (upper twice), their runs.
-
-    A pass of its own: in the main loop the branch on a run's start and end took the loop's speed
-    (measured about 3x slower on English); here an inner loop runs over each run of letters.
-    """
-    vocab = vocab_letters = vocab_runs = 0
-    n = len(raw)
-    j = 0
-    while j < n:
-        b = raw[j]
-        if 97 <= (b | 0x20) <= 122:  # an ASCII letter: a run starts
-            start = j
-            if j >= 1:
-                p = CLASS_TABLE[raw[j - 1]] if raw[j - 1] < 0x80 else OTHER
-                if p == SPACE:
-                    start = j - 1
-                elif p == PUNCT:
-                    p2 = OTHER if j < 2 else (CLASS_TABLE[raw[j - 2]] if raw[j - 2] < 0x80 else OTHER)
-                    if p2 != PUNCT and p2 != SPACE:
-                        start = j - 1
-            j += 1
-            while j < n and 97 <= (raw[j] | 0x20) <= 122:
-                j += 1
-            hit, hit_letters, hit_runs = _vocab_piece(raw, start, j, slots)
-            vocab += hit
-            vocab_letters += hit_letters
-            vocab_runs += hit_runs
-        else:
-            j += 1
-    return vocab, vocab_letters, vocab_runs
-
-
-@njit(cache=True, nogil=True)
-def feature_counts(raw, costs, slots):  # noqa: ANN001, ANN201 (numba infers the types: bytes, uint8[:], uint64[:, 2])
-    """The 15 feature values of a text's UTF-8 ``raw``, in ``FEATURES`` order.
-
-    ``costs``: the BMP cost table; ``slots``: the vocabulary's pieces (:meth:`PieceVocab.slots`).
     ``raw`` is the encoding of a ``str`` (``surrogatepass``): well-formed, so a lead byte's
     continuation bytes are there.
     """
@@ -251,19 +159,17 @@ def feature_counts(raw, costs, slots):  # noqa: ANN001, ANN201 (numba infers the
         newline_runs += acc_b & 0xFFFF
         punct_runs += (acc_b >> 16) & 0xFFFF
         space_runs += acc_b >> 32
-    vocab, vocab_letters, vocab_runs = _vocab_pieces(raw, slots)
-    # a piece of the vocabulary costs one token: its letters and runs are not counted as such
-    return (letters - vocab_letters, dp3, han, wide, hangul, other, two, three,
-            letter_runs - vocab_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs, vocab)
+    return (letters, dp3, han, wide, hangul, other, two, three,
+            letter_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs)
 
 
 @njit(cache=True, nogil=True)
-def estimate(raw, costs, slots, w):  # noqa: ANN001, ANN201 (bytes, uint8[:], uint64[:, 2], float64[:])
+def estimate(raw, costs, w):  # noqa: ANN001, ANN201 (bytes, uint8[:], float64[:])
     """The unrounded estimate of a text's UTF-8 ``raw``: the features times the weights ``w``, in the big-integer path's order."""
     (letters, dp3, han, wide, hangul, other, two, three,
-     letter_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs, vocab) = feature_counts(raw, costs, slots)
+     letter_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs) = feature_counts(raw, costs)
     total = w[2] * han + w[3] * wide + w[4] * hangul + w[5] * other + w[6] * two + w[7] * three
     total += w[1] * dp3
     total += (w[0] * letters + w[8] * letter_runs + w[9] * case_changes + w[10] * digit_runs
-              + w[11] * newline_runs + w[12] * punct_runs + w[13] * space_runs + w[14] * vocab)
+              + w[11] * newline_runs + w[12] * punct_runs + w[13] * space_runs)
     return total
