@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from aptmem.errors import TokenizerUnavailable
     from aptmem.tokens import MediumEstimator, canonical_tokenizer, get_estimator
-    from aptmem.tokens.medium import CharCosts
+    from aptmem.tokens.medium import CharCosts, PieceVocab
     from aptmem.tokens.calibration.corpus import KINDS, broad_corpus, corpus_digest
     from aptmem.tokens.calibration.medium_fit import (constants_from_fit, feature_matrix, fit_weights, held_out_files,
                                                       kind_errors, leave_one_kind_out)
@@ -116,14 +116,17 @@ def main(argv: list[str] | None = None) -> int:
     y_check = [precise.count(s.text) for s in check]
     # What the reference tokenizer spends on each non-ASCII character alone: read off it, not fitted.
     costs = CharCosts.measure(precise.count)
-    x_train = feature_matrix(train, costs)
+    # Which letter pieces (as the pre-tokenizer cuts them) are one token: read off its vocabulary, each checked alone.
+    candidates = PieceVocab.from_tokens(precise.token_bytes()).pieces
+    vocab = PieceVocab(piece for piece in candidates if precise.count(piece) == 1)
+    x_train = feature_matrix(train, costs, vocab)
     weights = fit_weights(x_train, np.array(y_train, dtype=np.float64))
-    medium = MediumEstimator(constants_from_fit(weights, reference, costs, {}))
+    medium = MediumEstimator(constants_from_fit(weights, reference, costs, vocab, {}))
 
     on_fit = kind_errors(train, [medium.count(s.text) for s in train], y_train)
     on_check = kind_errors(check, [medium.count(s.text) for s in check], y_check)
-    loko = leave_one_kind_out(train, y_train, x_train, reference, costs, check, y_check)
-    files, fit_texts, held_texts = held_out_files(train, y_train, x_train, reference, costs, args.seed)
+    loko = leave_one_kind_out(train, y_train, x_train, reference, costs, vocab, check, y_check)
+    files, fit_texts, held_texts = held_out_files(train, y_train, x_train, reference, costs, vocab, args.seed)
     legacy = token_corpus(args.check_seed, 100) + real_samples()
     on_legacy = kind_errors(legacy, [medium.count(s.text) for s in legacy], [precise.count(s.text) for s in legacy])
 
@@ -139,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         "held_out_files": {"fit_texts": fit_texts, "held_texts": held_texts, "error": _summary(files)},
         "legacy_corpus": _summary(on_legacy),
     }
-    constants = constants_from_fit(weights, reference, costs, calibration)
+    constants = constants_from_fit(weights, reference, costs, vocab, calibration)
 
     import polars as pl
 

@@ -38,7 +38,7 @@ def _estimator_at(rev: str, folder: Path, kernel: str):  # noqa: ANN202 (the oth
     """
     listed = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:aptmem/tokens/"], cwd=_ROOT, capture_output=True,
                             text=True, check=True).stdout.split()
-    modules = [name[:-3] for name in listed if name.endswith(".py") and (name.startswith("medium") or name == "char_costs.py")]
+    modules = [name[:-3] for name in listed if name.endswith(".py") and (name.startswith("medium") or name in ("char_costs.py", "piece_vocab.py"))]
     for name in modules:
         source = subprocess.run(["git", "show", f"{rev}:aptmem/tokens/{name}.py"], cwd=_ROOT, capture_output=True,
                                 text=True, check=True).stdout

@@ -87,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # The same fit as benchmarks/calibrate_tokens.py, on its corpus without any transcript.
     corpus = broad_corpus(0, args.per_kind, sources=Sources(transcripts=None))
-    weights = fit_weights(feature_matrix(corpus, shipped.costs), np.array([precise.count(s.text) for s in corpus], dtype=np.float64))
-    unseen = MediumEstimator(constants_from_fit(weights, "cl100k_base", shipped.costs, {}))
+    weights = fit_weights(feature_matrix(corpus, shipped.costs, shipped.vocab), np.array([precise.count(s.text) for s in corpus], dtype=np.float64))
+    unseen = MediumEstimator(constants_from_fit(weights, "cl100k_base", shipped.costs, shipped.vocab, {}))
     rows = []
     for kind, session, text in texts:
         exact = precise.count(text)

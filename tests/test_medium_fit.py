@@ -15,12 +15,14 @@ from aptmem.tokens.calibration.medium_fit import (constants_from_fit, feature_ma
                                                   kind_errors, leave_one_kind_out, nnls)
 from aptmem.tokens.calibration.sources import Sources
 from aptmem.tokens.medium import CharCosts
+from aptmem.tokens.piece_vocab import PieceVocab
 from aptmem.tokens.medium_constants import FEATURES, load_constants
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = Sources(transcripts=ROOT / "tests" / "fixtures" / "real")
 SEED = 11
 COSTS = MediumEstimator().costs
+VOCAB = MediumEstimator().vocab
 
 
 def test_the_corpus_is_seeded_has_every_kind_and_names_its_files() -> None:
@@ -63,7 +65,7 @@ def test_fit_weights_recovers_a_linear_tokenizer() -> None:
     fixed = ["Café naïve — résumé in 5 µs, ±2 °C ≥ 3", "数据库迁移方案 カタカナ、全角ＡＢ 한국어 텍스트", "x_y = fooBar(1234567)\n\n\tend"]
     samples = [*broad_corpus(SEED, 6, sources=SOURCES),
                *(Sample(kind="fixed", index=i, source="test", text=t) for i, t in enumerate(fixed))]
-    x = feature_matrix(samples, COSTS)
+    x = feature_matrix(samples, COSTS, VOCAB)
     assert (x != 0).any(axis=0).all(), [f for f, seen in zip(FEATURES, (x != 0).any(axis=0)) if not seen]
     truth = np.linspace(0.1, 1.2, len(FEATURES))
     weights = fit_weights(x, x @ truth)
@@ -76,10 +78,10 @@ def test_the_checks_report_every_kind_held_out() -> None:
     precise = get_estimator("precise")
     samples = broad_corpus(SEED, 12, sources=SOURCES)
     exact = [precise.count(s.text) for s in samples]
-    x = feature_matrix(samples, COSTS)
-    loko = leave_one_kind_out(samples, exact, x, "cl100k_base", COSTS)
+    x = feature_matrix(samples, COSTS, VOCAB)
+    loko = leave_one_kind_out(samples, exact, x, "cl100k_base", COSTS, VOCAB)
     assert [e.kind for e in loko] == list(KINDS) and all(e.texts == 12 for e in loko)
-    files, fitted, held = held_out_files(samples, exact, x, "cl100k_base", COSTS, SEED)
+    files, fitted, held = held_out_files(samples, exact, x, "cl100k_base", COSTS, VOCAB, SEED)
     assert fitted + held == len(samples) and sum(e.texts for e in files) == held
     errors = kind_errors(samples, [e + 1 for e in exact], exact)
     assert all(e.mean_signed_pct > 0 for e in errors)
@@ -141,10 +143,13 @@ def test_the_shipped_constants_are_what_the_fit_produces() -> None:
     about = shipped.calibration
     precise = get_estimator("precise", shipped.reference)
     assert CharCosts.decode(shipped.char_costs).table == CharCosts.measure(precise.count).table
+    # the one-token letter pieces are read off the tokenizer's vocabulary, each checked alone
+    candidates = PieceVocab.from_tokens(precise.token_bytes()).pieces
+    assert PieceVocab.decode(shipped.pieces).pieces == {p for p in candidates if precise.count(p) == 1}
     train = broad_corpus(about["seed"], about["per_kind"], sources=SOURCES)
     exact = [precise.count(s.text) for s in train]
-    fresh = fit_weights(feature_matrix(train, COSTS), np.array(exact, dtype=np.float64))
-    refit = constants_from_fit(fresh, shipped.reference, COSTS, {})
+    fresh = fit_weights(feature_matrix(train, COSTS, VOCAB), np.array(exact, dtype=np.float64))
+    refit = constants_from_fit(fresh, shipped.reference, COSTS, VOCAB, {})
     if corpus_digest(train) == about["corpus_sha256"]:
         assert refit.weights == shipped.weights
         return

@@ -18,12 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aptmem.tokens import MediumEstimator, medium, medium_kernel
+from aptmem.tokens import MediumEstimator, medium_kernel
 from aptmem.tokens.calibration.corpus import broad_corpus
 from aptmem.tokens.char_costs import CharCosts
 from aptmem.tokens.medium import FEATURES, features
 from aptmem.tokens.medium_constants import load_constants
 from aptmem.tokens.medium_python import python_estimate
+from aptmem.tokens.piece_vocab import PieceVocab
 from experiments.measurements.tokens.corpus import token_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,8 +36,8 @@ SCRIPTS = "帮的蠡カ，한국é😀"
 PATHS = ("python", "compiled")
 
 
-def reference_features(text: str, costs: CharCosts) -> dict[str, int]:
-    """The features as the module docstring states them, one character at a time (slow, plain)."""
+def reference_features(text: str, costs: CharCosts, vocab: PieceVocab | None = None) -> dict[str, int]:
+    """The features as the module docstrings state them, one character at a time (slow, plain)."""
     def kind(ch: str | None) -> str:
         if ch is None or not ch.isascii():
             return "other"
@@ -81,12 +82,37 @@ def reference_features(text: str, costs: CharCosts) -> dict[str, int]:
             out["two_token_chars"] += cost == 2
             out["three_token_chars"] += cost == 3
         del prev2
+    # Letter pieces as cut (piece_vocab's docstring): a run of ASCII letters, with a space before it or a
+    # punctuation character not after punctuation or a space; one in the vocabulary is one token.
+    vocab = vocab or _shipped_vocab()
+    i = 0
+    while i < len(chars):
+        if kind(chars[i]) not in ("lower", "upper"):
+            i += 1
+            continue
+        end = i
+        while end < len(chars) and kind(chars[end]) in ("lower", "upper"):
+            end += 1
+        prev, prev2 = (kind(chars[j]) if j >= 0 else "other" for j in (i - 1, i - 2))
+        folded = prev == "punct" and prev2 not in ("punct", "space")
+        start = i - 1 if prev == "space" or folded else i
+        piece = "".join(chars[start:end])
+        if piece in vocab.pieces:
+            out["vocab_pieces"] += 1
+            out["letters"] -= sum(2 if c.isupper() else 1 for c in chars[i:end])
+            out["letter_runs"] -= 2 if folded else 1
+        i = end
     return out
 
 
 @functools.cache
 def _shipped_costs() -> CharCosts:
     return MediumEstimator().costs
+
+
+@functools.cache
+def _shipped_vocab() -> PieceVocab:
+    return MediumEstimator().vocab
 
 
 @functools.cache
@@ -119,8 +145,9 @@ def _counted_features(text: str, estimators: list[tuple[MediumEstimator, tuple[s
 
 
 def _both_floats(text: str, w: tuple[float, ...], costs: CharCosts) -> tuple[float, float]:
-    kernel = medium_kernel.estimate(text.encode("utf-8", "surrogatepass"), costs.array(), np.array(w))
-    return python_estimate(text, w, costs), kernel
+    vocab = _shipped_vocab()
+    kernel = medium_kernel.estimate(text.encode("utf-8", "surrogatepass"), costs.array(), vocab.slots(), np.array(w))
+    return python_estimate(text, w, costs, vocab), kernel
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -138,7 +165,8 @@ def test_both_paths_count_every_feature_of_every_short_string(path: str) -> None
 
 
 #: pieces random texts are made of: every class alone and in runs, every script, a lone surrogate
-_PIECES = [*CLASS_REPRESENTATIVES, *SCRIPTS, "\ud800", "word", "Camel", "__init__", "  ", "\n\n", "123456", "{\n", " x"]
+_PIECES = [*CLASS_REPRESENTATIVES, *SCRIPTS, "\ud800", "word", "Camel", "__init__", "  ", "\n\n", "123456", "{\n", " x",
+           "_store", ".py", "(self", " the", "cwd", "\tfunction", "-quoted", "ABCDEFGHIJKLMNOPQ"]
 #: any code point, surrogates included (a str may hold one; the tier encodes it with surrogatepass)
 _ANY_CHAR = st.characters(codec=None, exclude_categories=())
 
@@ -181,9 +209,12 @@ def test_scripts_and_character_costs_by_the_kernel_and_by_regex_agree() -> None:
 def test_a_text_longer_than_the_python_masks_is_counted_whole() -> None:
     # A run across the 64k mark is one run, as the tokenizer sees it; the kernel unpacks its counters
     # every 16k bytes, so a text of many blocks checks that too.
-    text = "word " * 20_000 + "x1234567" * 3_000
+    # (" qzxwv" is no token of the vocabulary, "word" after a digit is one)
+    assert {"qzxwv", " qzxwv"}.isdisjoint(_shipped_vocab().pieces) and "word" in _shipped_vocab().pieces
+    text = "qzxwv " * 20_000 + "1234567word" * 3_000
     named = dict(zip(FEATURES, features(text)))
-    assert named["letter_runs"] == 23_000 and named["letters"] == 83_000 and named["digits_past_three"] == 12_000
+    assert named["letter_runs"] == 20_000 and named["letters"] == 100_000 and named["digits_past_three"] == 12_000
+    assert named["vocab_pieces"] == 3_000
     w = MediumEstimator().constants.vector()
     python, kernel = _both_floats(text, w, _shipped_costs())
     assert python == kernel
@@ -209,7 +240,9 @@ def test_auto_counts_in_python_until_the_import_pays(monkeypatch: pytest.MonkeyP
 
 def _count_in_child(env: dict[str, str], folder: Path) -> subprocess.Popen[str]:
     code = ("import numpy as np, medium_kernel\n"
-            "print(medium_kernel.feature_counts('Hello 12345 帮'.encode(), np.zeros(65536, np.uint8)))\n")
+            "print(medium_kernel.feature_counts('Hello 12345 帮'.encode(), np.zeros(65536, np.uint8), "
+            "medium_kernel.build_slots(np.array([[ord('H') | ord('e') << 8 | ord('l') << 16 | ord('l') << 24 "
+            "| ord('o') << 32, 0]], np.uint64))))\n")
     return subprocess.Popen([sys.executable, "-c", code], cwd=folder, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -227,7 +260,8 @@ def test_two_processes_compiling_at_once_share_one_cache(tmp_path: Path) -> None
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(folder)}
     children = [_count_in_child(env, folder) for _ in range(2)]
     outs = [child.communicate(timeout=300) for child in children]
-    expected = "(6, 2, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2)"  # H counts twice; spaces before a digit and a Han character
+    # 'Hello' is the one piece of the vocabulary (its letters and run go to vocab_pieces); spaces before a digit and a Han character
+    expected = "(0, 2, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 1)"
     assert [(child.returncode, out.strip()) for child, (out, _) in zip(children, outs)] == [(0, expected)] * 2, outs
     assert list(cache.rglob("*.nbi")) and list(cache.rglob("*.nbc"))
     third = _count_in_child(env, folder)

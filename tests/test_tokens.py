@@ -17,6 +17,7 @@ from aptmem.errors import TokenizerUnavailable
 from aptmem.tokens import (MESSAGE_OVERHEAD, ContextTally, Estimator, MediumEstimator, RoughEstimator, count_entries,
                            count_entry, get_estimator, message_count, render_entry, role_of)
 from aptmem.tokens.medium import FEATURES, CharCosts, features
+from aptmem.tokens.piece_vocab import MAX_PIECE_BYTES, MIN_PIECE_BYTES, PieceVocab
 from aptmem.tokens.medium_constants import decode_constants, load_constants
 from aptmem.tokens.precise_tiktoken import TiktokenEstimator, _get_encoding_offline
 from experiments.measurements.tokens.corpus import TOKEN_KINDS, token_corpus
@@ -145,15 +146,21 @@ def test_uncached_hub_name_is_refused_without_network(no_network: list[str], tmp
 
 # -- medium -------------------------------------------------------------------------------------
 
+#: no letter piece is one token: the medium tier's features as they were before the vocabulary
+_NO_VOCAB = PieceVocab(())
+
 
 def test_medium_features_of_a_known_string() -> None:
     named = dict(zip(FEATURES, features("Hi 12!\n帮，é")))
     # An upper-case letter counts twice among the letters; 帮 is two cl100k tokens alone, ， and é one;
     # the newline right after "!" is folded into its piece.
+    # "Hi" is shorter than MIN_PIECE_BYTES: never looked up in the vocabulary.
     assert named == {"letters": 3, "digits_past_three": 0, "han": 1, "kana_wide": 1, "hangul": 0,
                      "other_extra_bytes": 1, "two_token_chars": 1, "three_token_chars": 0, "letter_runs": 1,
-                     "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1}
-    runs = dict(zip(FEATURES, features("aGVsbG8 worldFoo  12345\n\nカナ 한국")))
+                     "case_changes": 0, "digit_runs": 1, "newline_runs": 0, "punct_runs": 1, "space_runs": 1,
+                     "vocab_pieces": 0}
+    # (the run features without the vocabulary: " worldFoo" is no token, but keep the test about runs alone)
+    runs = dict(zip(FEATURES, features("aGVsbG8 worldFoo  12345\n\nカナ 한국", vocab=_NO_VOCAB)))
     assert (runs["letter_runs"], runs["case_changes"], runs["digit_runs"], runs["newline_runs"], runs["space_runs"]) \
         == (2, 3, 2, 1, 2)  # the space before "world" folds into its piece
     assert (runs["kana_wide"], runs["hangul"], runs["two_token_chars"]) == (2, 2, 1)  # 국 is two tokens alone
@@ -177,10 +184,29 @@ def test_medium_features_of_a_known_string() -> None:
 def test_medium_folds_what_the_pretokenizer_folds(text: str, feature: str, value: int) -> None:
     # cl100k's pieces take a single space before a word or punctuation, one punctuation character between a
     # non-space and a word (``[^\r\n\p{L}\p{N}]?\p{L}+``), and newlines after punctuation: those are no
-    # pieces of their own. The same in the hot path as in features().
-    assert dict(zip(FEATURES, features(text)))[feature] == value
+    # pieces of their own. The rules are checked with no vocabulary (a vocabulary piece takes its letters and
+    # runs out of these features: test_medium_prices_a_vocabulary_piece_as_one_token); the count in the hot
+    # path is the formula over features() with the shipped vocabulary.
+    assert dict(zip(FEATURES, features(text, vocab=_NO_VOCAB)))[feature] == value
     w = MediumEstimator().constants.vector()
     assert MediumEstimator().count(text) == max(1, int(sum(a * b for a, b in zip(w, features(text))) + 0.5))
+
+
+@pytest.mark.parametrize("piece", [" return", "_name", "snake", " qzxwv", "Hello", " the", ".py", " internationalization"])
+def test_medium_prices_a_vocabulary_piece_as_one_token(piece: str, cl100k: Estimator) -> None:
+    # The vocabulary is read off the tokenizer: a letter piece as cl100k cuts it (its leading space or folded
+    # punctuation included) of MIN_PIECE_BYTES to MAX_PIECE_BYTES is in it exactly when it is one token alone.
+    vocab = MediumEstimator().vocab
+    one_token = MIN_PIECE_BYTES <= len(piece) <= MAX_PIECE_BYTES and cl100k.count(piece) == 1
+    assert (piece in vocab.pieces) == one_token, piece
+    # In a text, such a piece is one vocabulary piece, and its letters and its run(s) leave the letter features.
+    text = "1" + piece  # after a digit: the piece as written is the piece as cut
+    named, bare = dict(zip(FEATURES, features(text))), dict(zip(FEATURES, features(text, vocab=_NO_VOCAB)))
+    if one_token:
+        assert named["vocab_pieces"] == 1 and named["letters"] == 0 and named["letter_runs"] == 0
+        assert bare["vocab_pieces"] == 0 and bare["letters"] > 0
+    else:
+        assert named == bare
 
 
 def test_char_costs_are_the_reference_tokenizers_and_survive_the_constants_file(cl100k: Estimator) -> None:
@@ -213,9 +239,9 @@ def test_medium_count_matches_its_formula_on_every_text() -> None:
     for index, text in enumerate(texts):
         expected = int(sum(a * b for a, b in zip(w, features(text), strict=True)) + 0.5)
         assert est.count(text) == max(expected, 1), (index, SEED)
-    # Counting in 64k blocks loses at most one run per block edge.
-    # (seven letter runs a line, and the "(" of "f(x" folded into x's piece counts with them)
-    assert features(long_ascii)[FEATURES.index("letter_runs")] - 3000 * 8 in range(0, 3)
+    # Counting in 64k blocks loses at most one run per block edge (without the vocabulary: seven letter runs a
+    # line, and the "(" of "f(x" folded into x's piece counts with them).
+    assert features(long_ascii, vocab=_NO_VOCAB)[FEATURES.index("letter_runs")] - 3000 * 8 in range(0, 3)
 
 
 @pytest.mark.parametrize("kind", TOKEN_KINDS)

@@ -27,7 +27,14 @@ linear formula over
   A single punctuation character after a non-space and before a letter is folded into the word
   too (cl100k's ``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+``: ``/src``, ``.py``, ``(self``, ``_name``): no
   punctuation run; counted with the letter runs, since the vocabulary has only some of those pieces
-  (fitted as a feature of its own, its weight came out 0.556 tokens, a letter run's 0.600).
+  (fitted as a feature of its own, its weight came out 0.556 tokens, a letter run's 0.600), and
+* how many letter pieces, as cl100k cuts them (the letters with their leading space or folded
+  punctuation character), are one token of its vocabulary (``vocab_pieces``): such a piece costs
+  exactly one token however long it is, so its letters and its runs leave the letter features
+  and it is priced on its own (:mod:`aptmem.tokens.piece_vocab`: the pieces of 4-16 bytes, read
+  off the tokenizer by the calibration and shipped with the weights; shorter pieces are nearly
+  all one token and the letter features price them). Tested on the piece as cut, not the bare
+  letters: ``cwd`` is one token, ``_cwd`` two, which is what code is full of.
 
 Weights are fitted by :mod:`aptmem.tokens.calibration.medium_fit` on a broad corpus and shipped
 in ``medium_constants.json``; classes whose weights came out equal when fitted apart share one
@@ -37,8 +44,10 @@ How it is fast: two paths that count the same, to the last bit of the float
 (``tests/test_medium_kernel.py``):
 
 * the compiled kernel (:mod:`aptmem.tokens.medium_kernel`, numba): one loop over the UTF-8
-  bytes computes every feature, per character a class lookup and two table additions, about
-  1-2 ns a character plus about half a microsecond a call;
+  bytes computes every class and run feature, per character a class lookup and two table
+  additions, and a second pass over the letters finds the pieces and looks each of 4-16 bytes up
+  in an exact open-addressing table, about 3-4 ns a character in all plus about half a
+  microsecond a call;
 * the pure-Python path (:mod:`aptmem.tokens.medium_python`): big-integer popcounts, about 10 ns a
   character, but no import to pay. ``import numba`` and loading the cached machine code cost
   about half a second, more than a short-lived process (a command line, a crash test's writer)
@@ -49,11 +58,14 @@ How it is fast: two paths that count the same, to the last bit of the float
   ``kernel="compiled"`` loads it on the first count (a process known to count a lot, the
   harness's speed measurement), ``kernel="python"`` never.
 
-Measured side by side with tiktoken and main's tier before the kernel (``python
-benchmarks/medium_against.py --rev main --repeats 15`` at f12e5b5: the token measurement's corpus, 60
-texts a kind, the best of 15 timings per text, each counter first in turn; load 3 on 2 cores): the
-kernel is 29.6x tiktoken over all kinds, 17.1x on English prose, 25.3x on Chinese, 27.7x on mixed
-replies, 33.3x on code, 35.6x on JSON, 35.3x on logs (the tier before it, in the same run: 8.1x).
+Measured side by side with tiktoken and the tier without vocabulary pieces (``python
+benchmarks/medium_against.py --rev a254640 --repeats 15``: the token measurement's corpus, 60 texts
+a kind, the best of 15 timings per text, each counter first in turn; load 0.9 on 2 cores): this
+tier is 18.7x tiktoken over all kinds, 10.2x on English prose (the one kind near the line: its
+texts have the most letter pieces), 20.0x on Chinese, 17.2x on mixed replies, 19.0x on code,
+22.4x on JSON, 21.8x on logs; the tier without the pieces, in the same run, 31.0x over all and
+17.7x on English. The pieces are what bring the error on real tool output it was not fitted on
+from 10.0% to at most 8.5% on every kind (``benchmarks/medium_real_text.py``).
 The pure-Python path (``--kernel python``) is 6.6x tiktoken: not 10x on prose (a text of about
 400 characters takes tiktoken about 28 us idle, the big-integer path's fifteen-odd O(n) operations
 about 4 us), and 0.79x the tier before the kernel, which had a numpy path for long texts and many
@@ -69,8 +81,10 @@ import time
 from aptmem.tokens.char_costs import CharCosts
 from aptmem.tokens.medium_constants import FEATURES, MediumConstants, load_constants
 from aptmem.tokens.medium_python import python_estimate
+from aptmem.tokens.piece_vocab import PieceVocab
 
-__all__ = ["FEATURES", "KERNELS", "KERNEL_AFTER_SECONDS", "CharCosts", "MediumEstimator", "features", "kernel_loaded"]
+__all__ = ["FEATURES", "KERNELS", "KERNEL_AFTER_SECONDS", "CharCosts", "MediumEstimator", "PieceVocab", "features",
+           "kernel_loaded"]
 
 #: what ``MediumEstimator(kernel=...)`` takes: when the compiled kernel is loaded
 KERNELS = ("auto", "compiled", "python")
@@ -104,23 +118,27 @@ def kernel_loaded() -> bool:
     return _kernel is not None
 
 
-_shipped_costs: CharCosts | None = None
+_shipped: tuple[CharCosts, PieceVocab] | None = None
 
 
-def _default_costs() -> CharCosts:
-    global _shipped_costs
-    if _shipped_costs is None:
-        _shipped_costs = CharCosts.decode(load_constants().char_costs)
-    return _shipped_costs
+def _shipped_tables() -> tuple[CharCosts, PieceVocab]:
+    global _shipped
+    if _shipped is None:
+        constants = load_constants()
+        _shipped = CharCosts.decode(constants.char_costs), PieceVocab.decode(constants.pieces)
+    return _shipped
 
 
-def features(text: str, costs: CharCosts | None = None) -> tuple[int, ...]:
+def features(text: str, costs: CharCosts | None = None, vocab: PieceVocab | None = None) -> tuple[int, ...]:
     """The feature values of ``text``, in :data:`~aptmem.tokens.medium_constants.FEATURES` order (by the kernel).
 
-    ``costs`` says which characters take two or three tokens alone (default: the shipped table).
+    ``costs`` says which characters take two or three tokens alone, ``vocab`` which letter pieces
+    are one token (default: the shipped tables).
     """
     raw = text.encode("utf-8", "surrogatepass")
-    return tuple(_load_kernel().feature_counts(raw, (costs or _default_costs()).array()))
+    costs = costs or _shipped_tables()[0]
+    vocab = vocab or _shipped_tables()[1]
+    return tuple(_load_kernel().feature_counts(raw, costs.array(), vocab.slots()))
 
 
 class MediumEstimator:
@@ -145,6 +163,7 @@ class MediumEstimator:
         self._path = constants_path
         self._weights: tuple[float, ...] | None = None
         self._costs: CharCosts | None = None
+        self._vocab: PieceVocab | None = None
         self._compiled = None  # (estimate, cost array, weight array) once this estimator counts with the kernel
         if constants is not None:
             self._use(constants)
@@ -154,6 +173,7 @@ class MediumEstimator:
         self._weights = constants.vector()
         self._compiled = None
         self._costs = CharCosts.decode(constants.char_costs)
+        self._vocab = PieceVocab.decode(constants.pieces)
 
     @property
     def constants(self) -> MediumConstants:
@@ -172,6 +192,14 @@ class MediumEstimator:
         return self._costs
 
     @property
+    def vocab(self) -> PieceVocab:
+        """The reference tokenizer's one-token letter pieces the constants ship."""
+        if self._vocab is None:
+            self._use(self.constants)
+        assert self._vocab is not None
+        return self._vocab
+
+    @property
     def tokenizer(self) -> str:
         """The tokenizer the weights were fitted to (e.g. ``cl100k_base``)."""
         return self.constants.reference
@@ -180,20 +208,20 @@ class MediumEstimator:
         """Return the estimated token count of ``text`` (0 for empty text, else at least 1)."""
         compiled = self._compiled
         if compiled is not None:  # the hot path: one call of the compiled kernel
-            estimate, costs, weights = compiled
-            n = int(estimate(text.encode("utf-8", "surrogatepass"), costs, weights) + 0.5)
+            estimate, costs, slots, weights = compiled
+            n = int(estimate(text.encode("utf-8", "surrogatepass"), costs, slots, weights) + 0.5)
             return n if n or not text else 1
         if self._weights is None:
             self._use(self.constants)
         if self.kernel == "python":
-            n = int(python_estimate(text, self._weights, self._costs) + 0.5)
+            n = int(python_estimate(text, self._weights, self._costs, self._vocab) + 0.5)
         elif self.kernel == "compiled" or _kernel is not None:
             self._bind_kernel()
             return self.count(text)
         else:  # auto, the kernel not loaded yet: count in Python and keep the time it took
             global _python_seconds
             started = time.perf_counter()
-            n = int(python_estimate(text, self._weights, self._costs) + 0.5)
+            n = int(python_estimate(text, self._weights, self._costs, self._vocab) + 0.5)
             _python_seconds += time.perf_counter() - started
             if _python_seconds >= KERNEL_AFTER_SECONDS:
                 self._bind_kernel()
@@ -203,8 +231,9 @@ class MediumEstimator:
         """Count with the compiled kernel from now on (loading it, and numba, if this process has not yet)."""
         import numpy as np
 
-        assert self._weights is not None and self._costs is not None
-        self._compiled = (_load_kernel().estimate, self._costs.array(), np.array(self._weights, dtype=np.float64))
+        assert self._weights is not None and self._costs is not None and self._vocab is not None
+        self._compiled = (_load_kernel().estimate, self._costs.array(), self._vocab.slots(),
+                          np.array(self._weights, dtype=np.float64))
 
     def __repr__(self) -> str:
         kernel = "" if self.kernel == "auto" else f", kernel={self.kernel!r}"

@@ -35,6 +35,7 @@ FEATURES = (
     "newline_runs",        # runs of newlines, but those right after punctuation (its piece takes them)
     "punct_runs",          # runs of punctuation, but a single one between a non-space and a letter (``/src``, ``.py``)
     "space_runs",          # runs of spaces (space, tab, CR, VT, FF), but a single space before a letter or punctuation
+    "vocab_pieces",        # letter pieces as cut (lead space or folded punctuation) that are one token; their letters and runs are not in letters / letter_runs
 )
 
 CONSTANTS_FILE = "medium_constants.json"
@@ -48,6 +49,9 @@ class MediumConstants(msgspec.Struct, kw_only=True, forbid_unknown_fields=False)
     #: the reference tokenizer's tokens per non-ASCII character alone, measured
     #: (:class:`aptmem.tokens.medium.CharCosts`, zlib-compressed, base64); required, checked on load
     char_costs: str = ""
+    #: the letter pieces the reference tokenizer encodes as one token, read off its vocabulary
+    #: (:class:`aptmem.tokens.piece_vocab.PieceVocab`, zlib-compressed, base64); required, checked on load
+    pieces: str = ""
     #: how the weights were made: script, seed, corpus size, fit, training error per kind.
     calibration: dict[str, Any] = {}
 
@@ -77,6 +81,8 @@ def decode_constants(raw: bytes, where: str = CONSTANTS_FILE) -> MediumConstants
                                    f"needs {list(FEATURES)}; rerun benchmarks/calibrate_tokens.py")
     if not constants.char_costs:
         raise TokenizerUnavailable("medium", f"{where} has no character cost table; rerun benchmarks/calibrate_tokens.py")
+    if not constants.pieces:
+        raise TokenizerUnavailable("medium", f"{where} has no piece vocabulary; rerun benchmarks/calibrate_tokens.py")
     if not all(math.isfinite(w) and w >= 0 for w in constants.weights.values()):
         raise TokenizerUnavailable("medium", f"{where} has a negative or non-finite weight; rerun "
                                    "benchmarks/calibrate_tokens.py")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["CLASS_TABLE", "estimate", "feature_counts"]
+__all__ = ["CLASS_TABLE", "build_slots", "estimate", "feature_counts"]
 
 # Class codes of an ASCII byte (a non-ASCII character is OTHER). A space before a letter or
 # punctuation folds into its piece; before a digit, a space, a newline or a non-ASCII character it does not.
@@ -96,10 +96,101 @@ PACKED_A, PACKED_B = _packed_increments()
 _BLOCK = 16384
 
 
-@njit(cache=True, nogil=True)
-def feature_counts(raw, costs):  # noqa: ANN001, ANN201 (numba infers the types: bytes, uint8[:])
-    """The 14 feature values of a text's UTF-8 ``raw``, in ``FEATURES`` order (``costs``: the BMP cost table).
+_MUL_LO = np.uint64(0x9E3779B97F4A7C15)  # odd multipliers (golden ratio, murmur): mix the two words
+_MUL_HI = np.uint64(0xC2B2AE3D27D4EB4F)
 
+
+@njit(cache=True, nogil=True)
+def _slot(lo, hi, mask):  # noqa: ANN001, ANN202
+    """The first slot a packed piece probes (multiplicative hashing, high bits)."""
+    return ((lo * _MUL_LO) ^ (hi * _MUL_HI)) >> np.uint64(40) & mask
+
+
+@njit(cache=True)
+def build_slots(keys):  # noqa: ANN001, ANN201 (uint64[n, 2])
+    """An open-addressing table (linear probing, at most half full) of the packed pieces ``keys``."""
+    size = 1 << 10
+    while size < 2 * len(keys):
+        size <<= 1
+    slots = np.zeros((size, 2), np.uint64)
+    mask = np.uint64(size - 1)
+    for k in range(len(keys)):
+        lo, hi = keys[k, 0], keys[k, 1]
+        j = _slot(lo, hi, mask)
+        while slots[j, 0] != 0 and not (slots[j, 0] == lo and slots[j, 1] == hi):
+            j = (j + np.uint64(1)) & mask
+        slots[j, 0], slots[j, 1] = lo, hi
+    return slots
+
+
+#: ASCII byte -> 1 for a lower-case letter, 2 for an upper-case one, else 0 (the piece pass's one lookup a byte)
+_LETTER_KIND = np.zeros(256, np.uint8)
+_LETTER_KIND[ord("a"):ord("z") + 1] = 1
+_LETTER_KIND[ord("A"):ord("Z") + 1] = 2
+
+
+@njit(cache=True, nogil=True)
+def _vocab_pieces(raw, slots):  # noqa: ANN001, ANN202
+    """The letter pieces of ``raw`` in ``slots`` (piece_vocab's rule): how many, their letters (upper twice), their runs.
+
+    A pass of its own over the text: in the main loop the branch on where a run starts and ends
+    cost the loop its speed (measured about 3x slower on English). A piece of at most 16 bytes
+    (none 0) is packed little-endian in two words while its letters are scanned (one pass over
+    them, its upper-case letters counted on the way), and tested exactly in the open-addressing
+    table; a folded punctuation character is a letter run of its own in the tier.
+    """
+    vocab = vocab_letters = vocab_runs = 0
+    n = len(raw)
+    mask = np.uint64(len(slots) - 1)
+    j = 0
+    while j < n:
+        if _LETTER_KIND[raw[j]] == 0:  # not an ASCII letter (a non-ASCII byte is 0x80 or more)
+            j += 1
+            continue
+        start = j
+        lo = hi = np.uint64(0)
+        shift = 0
+        lead = OTHER
+        if j >= 1:  # the lead character: a space, or punctuation not after punctuation or a space
+            before = raw[j - 1]
+            p = CLASS_TABLE[before] if before < 0x80 else OTHER
+            folds = p == SPACE
+            if p == PUNCT:
+                p2 = CLASS_TABLE[raw[j - 2]] if j >= 2 and raw[j - 2] < 0x80 else OTHER
+                folds = p2 != PUNCT and p2 != SPACE
+            if folds:
+                start, lead, shift = j - 1, p, 8
+                lo = np.uint64(before)
+        upper = 0
+        while j < n:
+            kind = _LETTER_KIND[raw[j]]
+            if kind == 0:
+                break
+            upper += kind >> 1
+            if shift < 64:
+                lo |= np.uint64(raw[j]) << np.uint64(shift)
+            elif shift < 128:
+                hi |= np.uint64(raw[j]) << np.uint64(shift - 64)
+            shift += 8
+            j += 1
+        if not 4 <= j - start <= 16:  # piece_vocab's MIN_PIECE_BYTES and MAX_PIECE_BYTES: never in the table
+            continue
+        k = _slot(lo, hi, mask)
+        while slots[k, 0] != np.uint64(0):
+            if slots[k, 0] == lo and slots[k, 1] == hi:
+                vocab += 1
+                vocab_letters += j - start - (lead >= PUNCT) + upper
+                vocab_runs += 1 + (lead == PUNCT)
+                break
+            k = (k + np.uint64(1)) & mask
+    return vocab, vocab_letters, vocab_runs
+
+
+@njit(cache=True, nogil=True)
+def feature_counts(raw, costs, slots):  # noqa: ANN001, ANN201 (numba infers the types: bytes, uint8[:], uint64[:, 2])
+    """The 15 feature values of a text's UTF-8 ``raw``, in ``FEATURES`` order.
+
+    ``costs``: the BMP cost table; ``slots``: the vocabulary's pieces (:meth:`PieceVocab.slots`).
     ``raw`` is the encoding of a ``str`` (``surrogatepass``): well-formed, so a lead byte's
     continuation bytes are there.
     """
@@ -159,17 +250,19 @@ def feature_counts(raw, costs):  # noqa: ANN001, ANN201 (numba infers the types:
         newline_runs += acc_b & 0xFFFF
         punct_runs += (acc_b >> 16) & 0xFFFF
         space_runs += acc_b >> 32
-    return (letters, dp3, han, wide, hangul, other, two, three,
-            letter_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs)
+    vocab, vocab_letters, vocab_runs = _vocab_pieces(raw, slots)
+    # a piece of the vocabulary costs one token: its letters and runs are not counted as such
+    return (letters - vocab_letters, dp3, han, wide, hangul, other, two, three,
+            letter_runs - vocab_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs, vocab)
 
 
 @njit(cache=True, nogil=True)
-def estimate(raw, costs, w):  # noqa: ANN001, ANN201 (bytes, uint8[:], float64[:])
+def estimate(raw, costs, slots, w):  # noqa: ANN001, ANN201 (bytes, uint8[:], uint64[:, 2], float64[:])
     """The unrounded estimate of a text's UTF-8 ``raw``: the features times the weights ``w``, in the big-integer path's order."""
     (letters, dp3, han, wide, hangul, other, two, three,
-     letter_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs) = feature_counts(raw, costs)
+     letter_runs, case_changes, digit_runs, newline_runs, punct_runs, space_runs, vocab) = feature_counts(raw, costs, slots)
     total = w[2] * han + w[3] * wide + w[4] * hangul + w[5] * other + w[6] * two + w[7] * three
     total += w[1] * dp3
     total += (w[0] * letters + w[8] * letter_runs + w[9] * case_changes + w[10] * digit_runs
-              + w[11] * newline_runs + w[12] * punct_runs + w[13] * space_runs)
+              + w[11] * newline_runs + w[12] * punct_runs + w[13] * space_runs + w[14] * vocab)
     return total

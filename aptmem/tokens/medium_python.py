@@ -20,6 +20,7 @@ characters (:class:`~aptmem.tokens.char_costs.CharCosts`).
 from __future__ import annotations
 
 from aptmem.tokens.char_costs import CONTINUATION, CharCosts, non_ascii_features
+from aptmem.tokens.piece_vocab import PieceVocab, piece_features
 
 __all__ = ["python_estimate"]
 
@@ -63,8 +64,8 @@ _MASKS = _masks(_MASK_CHARS)
 _FOUR_DIGITS = bytes([_DIGIT]) * 4  # four digits in a row in the one-hot class string
 
 
-def python_estimate(text: str, w: tuple[float, ...], costs: CharCosts) -> float:
-    """The unrounded estimate of ``text`` with weights ``w`` (in ``FEATURES`` order)."""
+def python_estimate(text: str, w: tuple[float, ...], costs: CharCosts, vocab: PieceVocab) -> float:
+    """The unrounded estimate of ``text`` with weights ``w`` (in ``FEATURES`` order) and the reference's ``vocab``."""
     if text.isascii():
         raw = text.encode("ascii")
         classes = raw.translate(_ONEHOT)
@@ -99,7 +100,10 @@ def python_estimate(text: str, w: tuple[float, ...], costs: CharCosts) -> float:
         digits = x & m_digit
         digits &= digits << 8
         estimate += w[1] * (digits & (digits << 16)).bit_count()
-    return estimate + (w[0] * (x & m_letters).bit_count()
-                       + w[8] * ((r & m_letter) | folded).bit_count() + w[9] * (r & prev & m_upper).bit_count()
+    # A piece of the vocabulary costs one token: its letters and letter runs are taken out of theirs.
+    pieces, piece_letters, piece_runs = piece_features(vocab, text)
+    return estimate + (w[0] * ((x & m_letters).bit_count() - piece_letters)
+                       + w[8] * (((r & m_letter) | folded).bit_count() - piece_runs)
+                       + w[9] * (r & prev & m_upper).bit_count()
                        + w[10] * digit_runs + w[11] * newlines.bit_count()
-                       + w[12] * (punct_runs ^ folded).bit_count() + w[13] * spaces.bit_count())
+                       + w[12] * (punct_runs ^ folded).bit_count() + w[13] * spaces.bit_count() + w[14] * pieces)

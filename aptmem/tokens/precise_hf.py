@@ -107,6 +107,10 @@ class TransformersEstimator:
             return 0
         return len(self._tokenizer.encode(text, add_special_tokens=False))
 
+    def token_bytes(self) -> list[bytes]:
+        """Every token of the vocabulary, decoded alone, as UTF-8 (the medium tier's calibration reads its pieces off them)."""
+        return [self._tokenizer.decode([i]).encode("utf-8", "surrogatepass") for i in range(len(self._tokenizer))]
+
     def __repr__(self) -> str:
         return f"TransformersEstimator({self.name!r})"
 

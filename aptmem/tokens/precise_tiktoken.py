@@ -111,5 +111,9 @@ class TiktokenEstimator:
         """Return the exact number of tokens of ``text``."""
         return len(self._encoding.encode_ordinary(text))
 
+    def token_bytes(self) -> list[bytes]:
+        """Every token of the vocabulary, as its bytes (the medium tier's calibration reads its pieces off them)."""
+        return self._encoding.token_byte_values()
+
     def __repr__(self) -> str:
         return f"TiktokenEstimator({self.tokenizer!r})"

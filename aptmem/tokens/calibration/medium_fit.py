@@ -24,7 +24,7 @@ import msgspec
 import numpy as np
 
 from aptmem.tokens.calibration.corpus import Sample, held_out_file
-from aptmem.tokens.medium import CharCosts, MediumEstimator, features
+from aptmem.tokens.medium import CharCosts, MediumEstimator, PieceVocab, features
 from aptmem.tokens.medium_constants import FEATURES, MediumConstants
 
 __all__ = ["KindError", "constants_from_fit", "feature_matrix", "fit_weights", "held_out_files", "kind_errors",
@@ -40,9 +40,9 @@ class KindError(msgspec.Struct, kw_only=True):
     mean_signed_pct: float
 
 
-def feature_matrix(samples: Sequence[Sample], costs: CharCosts) -> np.ndarray:
-    """One row of :data:`FEATURES` per sample (float64), with the reference tokenizer's character ``costs``."""
-    return np.array([features(s.text, costs) for s in samples], dtype=np.float64).reshape(len(samples), len(FEATURES))
+def feature_matrix(samples: Sequence[Sample], costs: CharCosts, vocab: PieceVocab) -> np.ndarray:
+    """One row of :data:`FEATURES` per sample (float64), with the reference tokenizer's character ``costs`` and ``vocab``."""
+    return np.array([features(s.text, costs, vocab) for s in samples], dtype=np.float64).reshape(len(samples), len(FEATURES))
 
 
 def nnls(a: np.ndarray, b: np.ndarray, *, tolerance: float = 1e-10, max_rounds: int = 500) -> np.ndarray:
@@ -80,11 +80,11 @@ def fit_weights(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return nnls(x / y[:, None], np.ones_like(y))
 
 
-def constants_from_fit(weights: np.ndarray, reference: str, costs: CharCosts,
+def constants_from_fit(weights: np.ndarray, reference: str, costs: CharCosts, vocab: PieceVocab,
                        calibration: dict[str, object]) -> MediumConstants:
-    """Wrap fitted weights (rounded to 5 decimals, so a rerun gives the same file) and ``costs`` as constants."""
+    """Wrap fitted weights (rounded to 5 decimals, so a rerun gives the same file), ``costs`` and ``vocab`` as constants."""
     return MediumConstants(reference=reference, weights={f: round(float(w), 5) for f, w in zip(FEATURES, weights, strict=True)},
-                           char_costs=costs.encode(), calibration=calibration)
+                           char_costs=costs.encode(), pieces=vocab.encode(), calibration=calibration)
 
 
 def kind_errors(samples: Sequence[Sample], estimates: Sequence[int], exact: Sequence[int]) -> list[KindError]:
@@ -96,13 +96,13 @@ def kind_errors(samples: Sequence[Sample], estimates: Sequence[int], exact: Sequ
             for k, v in by_kind.items()]
 
 
-def _estimates(weights: np.ndarray, reference: str, costs: CharCosts, samples: Sequence[Sample]) -> list[int]:
-    medium = MediumEstimator(constants_from_fit(weights, reference, costs, {}))
+def _estimates(weights: np.ndarray, reference: str, costs: CharCosts, vocab: PieceVocab, samples: Sequence[Sample]) -> list[int]:
+    medium = MediumEstimator(constants_from_fit(weights, reference, costs, vocab, {}))
     return [medium.count(s.text) for s in samples]
 
 
 def leave_one_kind_out(samples: Sequence[Sample], exact: Sequence[int], x: np.ndarray, reference: str,
-                       costs: CharCosts, check: Sequence[Sample] | None = None, check_exact: Sequence[int] | None = None) -> list[KindError]:
+                       costs: CharCosts, vocab: PieceVocab, check: Sequence[Sample] | None = None, check_exact: Sequence[int] | None = None) -> list[KindError]:
     """For every kind: fit on the other kinds (of ``samples``), score that kind (of ``check``, default ``samples``)."""
     y = np.asarray(exact, dtype=np.float64)
     scored, scored_exact = (check, check_exact) if check is not None and check_exact is not None else (samples, exact)
@@ -112,18 +112,18 @@ def leave_one_kind_out(samples: Sequence[Sample], exact: Sequence[int], x: np.nd
         keep = kinds != kind
         weights = fit_weights(x[keep], y[keep])
         part = [i for i, s in enumerate(scored) if s.kind == kind]
-        errors = kind_errors([scored[i] for i in part], _estimates(weights, reference, costs, [scored[i] for i in part]),
+        errors = kind_errors([scored[i] for i in part], _estimates(weights, reference, costs, vocab, [scored[i] for i in part]),
                              [scored_exact[i] for i in part])
         out += errors
     return out
 
 
 def held_out_files(samples: Sequence[Sample], exact: Sequence[int], x: np.ndarray, reference: str,
-                   costs: CharCosts, seed: int) -> tuple[list[KindError], int, int]:
+                   costs: CharCosts, vocab: PieceVocab, seed: int) -> tuple[list[KindError], int, int]:
     """Fit on the texts of four files in five, score the others'; return the per-kind errors and both sizes."""
     held = np.array([held_out_file(s.source, seed) for s in samples])
     y = np.asarray(exact, dtype=np.float64)
     weights = fit_weights(x[~held], y[~held])
     test = [s for s, h in zip(samples, held) if h]
     test_exact = [e for e, h in zip(exact, held) if h]
-    return kind_errors(test, _estimates(weights, reference, costs, test), test_exact), int((~held).sum()), int(held.sum())
+    return kind_errors(test, _estimates(weights, reference, costs, vocab, test), test_exact), int((~held).sum()), int(held.sum())
