@@ -173,7 +173,10 @@ def _vocab_pieces(raw, slots):  # noqa: ANN001, ANN202
                 hi |= np.uint64(raw[j]) << np.uint64(shift - 64)
             shift += 8
             j += 1
-        if not 4 <= j - start <= 16:  # piece_vocab's MIN_PIECE_BYTES and MAX_PIECE_BYTES: never in the table
+        # piece_vocab's MIN_PIECE_BYTES and MAX_PIECE_BYTES, never in the table; typed here, not imported: numba's
+        # cache is keyed on this file, so a bound imported from another would outlive an edit of it there (a
+        # narrower bound here than the vocabulary's would make the kernel and the Python path disagree: the tests)
+        if not 4 <= j - start <= 16:
             continue
         k = _slot(lo, hi, mask)
         while slots[k, 0] != np.uint64(0):

@@ -33,7 +33,7 @@ from experiments.measurements.memory_quality.oncall_text import (AGGREGATES, INC
                                                                  SERVICES, IncidentKind, OncallFiller, _KINDS, fill,
                                                                  language_of, noise_statement)
 from experiments.measurements.memory_quality.planting import PlacedStatement
-from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
+from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_oncall"]
 
@@ -248,10 +248,7 @@ def build_oncall(shape: WorkloadShape, seed: int) -> Workload:
     for s in plan.said:
         by_turn.setdefault(s.turn, []).append(s)
 
-    def next_day() -> None:
-        writer.clock.skip(DAY_MS)
-
-    sessions, turn_of = lay_out(shape, lambda turn: writer.turn(by_turn.get(turn, [])), next_day)
+    sessions, turn_of = lay_out(shape, lambda turn: writer.turn(by_turn.get(turn, [])), writer.clock)
     kept, dropped = unambiguous(_items(plan, turn_of, shape), sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
                     distractors=sum(1 for s in plan.said if not s.items))

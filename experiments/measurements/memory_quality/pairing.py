@@ -27,7 +27,7 @@ from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.pairing_text import COMPONENTS, FILLERS, opening, reply
 from experiments.measurements.memory_quality.planting import PlacedStatement, hex_digits
-from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
+from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_pairing"]
 
@@ -365,10 +365,6 @@ class _Writer:
         self.rng, self.median = rng, median
         self.clock = EntryClock(rng, 1_731_000_000_000, prefix="pp")
 
-    def next_day(self) -> None:
-        """The next session starts a day later."""
-        self.clock.skip(DAY_MS)
-
     def _tool(self, fmt: str, plant: PlacedStatement | None) -> tuple[ToolCall, ToolResult]:
         name, args, text = FILLERS[fmt]
         size = max(300, min(20_000, int(self.rng.lognormvariate(math.log(self.median), 0.9))))
@@ -412,7 +408,7 @@ def build_pairing(shape: WorkloadShape, seed: int) -> Workload:
     planner = _Planner(shape, rng)
     planner.plan()
     writer = _Writer(rng, shape.tool_median_bytes)
-    sessions, turn_of = lay_out(shape, lambda turn: writer.turn([p for p in planner.plants if p.turn == turn]), writer.next_day)
+    sessions, turn_of = lay_out(shape, lambda turn: writer.turn([p for p in planner.plants if p.turn == turn]), writer.clock)
     evidence = {ident: [p for p in planner.plants if ident in p.items] for _, ident in planner.items}
     items = []
     for fields, ident in planner.items:

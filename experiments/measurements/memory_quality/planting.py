@@ -15,7 +15,7 @@ from typing import Protocol
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
-from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape, lay_out, unambiguous
+from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["Filler", "PlacedStatement", "PlantKind", "TurnWriter", "build_planted", "hex_digits"]
 
@@ -159,10 +159,7 @@ def build_planted(shape: WorkloadShape, rng: random.Random, kinds: Sequence[Plan
             say(rng.randrange(turns), carrier, fill(template, subject, v=kind.value(rng, subject)))
     turn_writer = writer()
 
-    def next_day() -> None:
-        turn_writer.clock.skip(DAY_MS)
-
-    sessions, turn_of = lay_out(shape, lambda turn: turn_writer.turn(plants.get(turn, [])), next_day)
+    sessions, turn_of = lay_out(shape, lambda turn: turn_writer.turn(plants.get(turn, [])), turn_writer.clock)
     items = []
     for number, (fields, evidence) in enumerate(raw):
         ordered = sorted(evidence, key=lambda p: turn_of[p[2]])

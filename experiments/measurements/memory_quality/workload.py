@@ -388,10 +388,10 @@ class _Builder:
 
 
 def lay_out(shape: WorkloadShape, write_turn: Callable[[int], list[Entry]],
-            next_day: Callable[[], None]) -> tuple[list[list[Entry]], dict[str, int]]:
+            clock: EntryClock) -> tuple[list[list[Entry]], dict[str, int]]:
     """The sessions of ``shape``, each turn's entries by ``write_turn(global turn)``, and each entry id's turn.
 
-    ``next_day()`` is called after each session: the next one starts the next day.
+    ``clock`` (the writer's) moves on a day after each session: the next one starts the next day.
     """
     sessions: list[list[Entry]] = []
     turn_of: dict[str, int] = {}
@@ -401,7 +401,7 @@ def lay_out(shape: WorkloadShape, write_turn: Callable[[int], list[Entry]],
             for entry in write_turn(turn):
                 turn_of[entry.id or ""] = turn
                 entries.append(entry)
-        next_day()
+        clock.skip(DAY_MS)
         sessions.append(entries)
     return sessions, turn_of
 
@@ -415,10 +415,7 @@ def build_workload(shape: WorkloadShape, seed: int) -> Workload:
     for plant in planner.plants:
         by_turn.setdefault(plant.turn, []).append(plant)
 
-    def next_day() -> None:
-        builder.clock.skip(DAY_MS)
-
-    sessions, turn_of = lay_out(shape, lambda turn: builder.turn(by_turn.get(turn, [])), next_day)
+    sessions, turn_of = lay_out(shape, lambda turn: builder.turn(by_turn.get(turn, [])), builder.clock)
     items = _items(planner, turn_of, shape)
     kept, dropped = unambiguous(items, sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
