@@ -225,10 +225,9 @@ def test_every_length_of_piece_at_every_offset_of_the_kernels_eight_byte_words()
                           pad + "\x00" + letters, pad + letters.upper() + " ", pad + letters * 3, "é" + pad + piece]
     for text in texts:
         assert dict(zip(FEATURES, features(text))) == reference_features(text, costs), repr(text)
-    # and as the estimator counts them: the ASCII ones are read from the str itself, the others encoded
+    # and as the estimator counts them, by the compiled count's own entry point
     python, compiled = MediumEstimator(kernel="python"), MediumEstimator(kernel="compiled")
     assert [compiled.count(t) for t in texts] == [python.count(t) for t in texts]
-    assert any(t.isascii() for t in texts) and not all(t.isascii() for t in texts)
 
 
 def test_a_text_longer_than_the_python_masks_is_counted_whole() -> None:

@@ -183,7 +183,7 @@ class MediumEstimator:
         self._weights: tuple[float, ...] | None = None
         self._costs: CharCosts | None = None
         self._vocab: PieceVocab | None = None
-        self._compiled = None  # (count of an ASCII str, count of UTF-8 bytes, the kernel's tables) once compiled
+        self._compiled = None  # (the compiled count, the kernel's tables) once this estimator counts with the kernel
         if constants is not None:
             self._use(constants)
 
@@ -227,10 +227,8 @@ class MediumEstimator:
         """Return the estimated token count of ``text`` (0 for empty text, else at least 1)."""
         compiled = self._compiled
         if compiled is not None:  # the hot path: one call of the compiled kernel
-            ascii_count, utf8_count, packed = compiled
-            if text.isascii():  # its characters are its UTF-8 bytes: the kernel reads the str itself
-                return ascii_count(text, packed)
-            return utf8_count(text.encode("utf-8", "surrogatepass"), packed)
+            count, packed = compiled
+            return count(text.encode("utf-8", "surrogatepass"), packed)
         if self._weights is None:
             self._use(self.constants)
         if self.kernel == "python":
@@ -254,7 +252,7 @@ class MediumEstimator:
         assert self._weights is not None and self._costs is not None and self._vocab is not None
         kernel = _load_kernel()
         packed = kernel.pack(self._costs.array(), self._vocab.table(), np.array(self._weights, dtype=np.float64))
-        self._compiled = (_entry_point(kernel.count, "", packed), _entry_point(kernel.count, b"", packed), packed)
+        self._compiled = (_entry_point(kernel.count, b"", packed), packed)
 
     def __repr__(self) -> str:
         kernel = "" if self.kernel == "auto" else f", kernel={self.kernel!r}"

@@ -49,7 +49,6 @@ import sys
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
@@ -135,9 +134,7 @@ _BIG_ENDIAN = sys.byteorder == "big"
 
 
 def _data(context, builder, typ, value):  # noqa: ANN001, ANN202 (numba's code generation)
-    """The pointer to the first byte of a ``bytes`` or of an ASCII ``str`` (one byte a character: its bytes)."""
-    if isinstance(typ, types.UnicodeType):
-        return cgutils.create_struct_proxy(typ)(context, builder, value=value).data
+    """The pointer to the first byte of a ``bytes``."""
     return context.make_array(typ)(context, builder, value).data
 
 
@@ -443,12 +440,10 @@ def pack(costs: np.ndarray, table: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def count(raw, packed):  # noqa: ANN001, ANN201 (bytes or an ASCII str; uint64[:] from pack)
-    """The estimate rounded as the tier rounds it: to the nearest count, and at least 1 for a text not empty.
+def count(raw, packed):  # noqa: ANN001, ANN201 (bytes; uint64[:] from pack)
+    """The estimate of a text's UTF-8 ``raw`` rounded as the tier rounds it: to the nearest count, at least 1 for a text not empty.
 
-    ``raw`` is a text's UTF-8 bytes, or the text itself where it is ASCII (its characters are its
-    bytes: numba reads the string's own buffer, no encoding, no copy). ``packed``: :func:`pack`'s
-    weights, cost table (65,536 bytes) and piece table.
+    ``packed``: :func:`pack`'s weights, cost table (65,536 bytes) and piece table.
     """
     w = packed[:_WEIGHT_WORDS].view(np.float64)
     costs = packed[_WEIGHT_WORDS:_WEIGHT_WORDS + 8192].view(np.uint8)
