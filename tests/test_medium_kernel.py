@@ -146,7 +146,7 @@ def _counted_features(text: str, estimators: list[tuple[MediumEstimator, tuple[s
 
 def _both_floats(text: str, w: tuple[float, ...], costs: CharCosts) -> tuple[float, float]:
     vocab = _shipped_vocab()
-    kernel = medium_kernel.estimate(text.encode("utf-8", "surrogatepass"), costs.array(), vocab.slots(), np.array(w))
+    kernel = medium_kernel.estimate(text.encode("utf-8", "surrogatepass"), costs.array(), vocab.table(), np.array(w))
     return python_estimate(text, w, costs, vocab), kernel
 
 
@@ -206,6 +206,30 @@ def test_scripts_and_character_costs_by_the_kernel_and_by_regex_agree() -> None:
     assert costs.counts(every_char) == (costs.table.count(2), costs.table.count(3))
 
 
+def test_every_length_of_piece_at_every_offset_of_the_kernels_eight_byte_words() -> None:
+    # The kernel reads eight bytes at a time: a piece of every length (4-8 bytes in one table, 9-16
+    # in the other) at every offset of a word, after every lead, ending the text (its tail is read
+    # byte by byte), inside a run longer than 16 bytes, and the same pieces in upper case.
+    vocab, costs = _shipped_vocab(), _shipped_costs()
+    by_length: dict[int, list[str]] = {}
+    for piece in sorted(vocab.pieces):
+        by_length.setdefault(len(piece), []).append(piece)
+    assert sorted(by_length) == list(range(4, 17))
+    texts = []
+    for length, pieces in by_length.items():
+        for piece in pieces[:: max(1, len(pieces) // 6)]:
+            letters = piece.lstrip(" \t\r\x0b\x0c!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\x00\x7f")
+            for offset in range(9):
+                pad = "9" * offset
+                texts += [pad + piece, pad + piece + "!", pad + " " + letters + "7", pad + "._" + letters,
+                          pad + "\x00" + letters, pad + letters.upper() + " ", pad + letters * 3, "é" + pad + piece]
+    for text in texts:
+        assert dict(zip(FEATURES, features(text))) == reference_features(text, costs), repr(text)
+    # and as the estimator counts them, by the compiled count's own entry point
+    python, compiled = MediumEstimator(kernel="python"), MediumEstimator(kernel="compiled")
+    assert [compiled.count(t) for t in texts] == [python.count(t) for t in texts]
+
+
 def test_a_text_longer_than_the_python_masks_is_counted_whole() -> None:
     # A run across the 64k mark is one run, as the tokenizer sees it; the kernel unpacks its counters
     # every 16k bytes, so a text of many blocks checks that too.
@@ -241,8 +265,8 @@ def test_auto_counts_in_python_until_the_import_pays(monkeypatch: pytest.MonkeyP
 def _count_in_child(env: dict[str, str], folder: Path) -> subprocess.Popen[str]:
     code = ("import numpy as np, medium_kernel\n"
             "print(medium_kernel.feature_counts('Hello 12345 帮'.encode(), np.zeros(65536, np.uint8), "
-            "medium_kernel.build_slots(np.array([[ord('H') | ord('e') << 8 | ord('l') << 16 | ord('l') << 24 "
-            "| ord('o') << 32, 0]], np.uint64))))\n")
+            "medium_kernel.build_table(np.array([ord('H') | ord('e') << 8 | ord('l') << 16 | ord('l') << 24 "
+            "| ord('o') << 32], np.uint64), np.zeros((0, 2), np.uint64))))\n")
     return subprocess.Popen([sys.executable, "-c", code], cwd=folder, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

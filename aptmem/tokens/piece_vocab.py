@@ -15,9 +15,9 @@ of fewer than :data:`MIN_PIECE_BYTES` or more than :data:`MAX_PIECE_BYTES` bytes
 
 The set is read off the reference tokenizer's vocabulary by the calibration
 (:meth:`PieceVocab.from_tokens`) and shipped beside the weights (:meth:`encode`), never typed in.
-The pure-Python path tests a piece in a ``frozenset``; the kernel in an open-addressing hash table
-of the pieces packed in two 64-bit words (:meth:`PieceVocab.slots`): an exact test, no hash
-collision can count a piece that is not in the set.
+The pure-Python path tests a piece in a ``frozenset``; the kernel in two open-addressing hash
+tables of the pieces read as little-endian words, one word up to 8 bytes and two past
+(:meth:`PieceVocab.table`): an exact test, no hash collision can count a piece that is not in the set.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class PieceVocab:
                if not MIN_PIECE_BYTES <= len(p) <= MAX_PIECE_BYTES or not _WHOLE_PIECE.fullmatch(p)]
         if bad:
             raise ValueError(f"not letter pieces of {MIN_PIECE_BYTES} to {MAX_PIECE_BYTES} bytes: {sorted(bad)[:5]}")
-        self._slots = None  # the kernel's hash table, made when it first needs it
+        self._table = None  # the kernel's hash tables, made when it first needs them
 
     @classmethod
     def from_tokens(cls, tokens: Iterable[bytes]) -> PieceVocab:
@@ -83,18 +83,21 @@ class PieceVocab:
             raise ValueError(f"damaged piece vocabulary ({exc})") from None
         return cls(raw.split("\n") if raw else [])
 
-    def slots(self):  # noqa: ANN201 (a numpy array; numpy is imported only for the kernel)
-        """The kernel's open-addressing table: ``uint64[size, 2]``, a piece packed little-endian in two words, 0 empty."""
-        if self._slots is None:
+    def table(self):  # noqa: ANN201 (a numpy array; numpy is imported only for the kernel)
+        """The kernel's hash tables of the pieces (``uint64[:]``, :func:`~aptmem.tokens.medium_kernel.build_table`)."""
+        if self._table is None:
             import numpy as np
 
-            from aptmem.tokens.medium_kernel import build_slots
+            from aptmem.tokens.medium_kernel import build_table
 
-            packed = np.zeros((len(self.pieces), MAX_PIECE_BYTES), np.uint8)
-            for row, piece in enumerate(sorted(self.pieces)):
+            pieces = sorted(self.pieces)
+            packed = np.zeros((len(pieces), MAX_PIECE_BYTES), np.uint8)
+            for row, piece in enumerate(pieces):
                 packed[row, :len(piece)] = np.frombuffer(piece.encode("ascii"), np.uint8)
-            self._slots = build_slots(packed.view("<u8").reshape(len(self.pieces), 2).astype(np.uint64))
-        return self._slots
+            words = packed.view("<u8").reshape(len(pieces), 2).astype(np.uint64)
+            short = np.array([len(p) <= 8 for p in pieces], dtype=bool)
+            self._table = build_table(np.ascontiguousarray(words[short, 0]), np.ascontiguousarray(words[~short]))
+        return self._table
 
 
 def piece_features(vocab: PieceVocab, text: str) -> tuple[int, int, int]:

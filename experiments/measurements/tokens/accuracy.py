@@ -5,7 +5,11 @@ row per observation; the summaries and goals are computed from those tables.
 * accuracy: per text, ``signed_pct = (estimate - exact) / exact * 100`` and its absolute value;
 * speed: every repeat times each estimator over all texts of a kind, the estimators in a fresh
   random order per kind and repeat, so drift of a shared machine hits them alike; a speed-up
-  is the median over repeats of the paired ratio (baseline time / estimator time);
+  is the median over repeats of the paired ratio (baseline time / estimator time). The time is
+  the counting thread's CPU time (``time.thread_time_ns``), not the wall clock: every estimator,
+  tiktoken's Rust encoder included, counts in the calling thread, so its CPU time is its whole
+  cost, and it leaves out the time another process held the core (on a shared machine at load
+  5-10 the wall clock put English anywhere from 8x to 27x; on an idle one the two clocks agree);
 * tally growth: the time of ``ContextTally.add`` for every entry of a long session, paired with
   the time of counting that entry alone, so early and late appends compare on equal content
   (the running total must not make appends slower as the session grows).
@@ -76,10 +80,10 @@ def speed_table(estimators: Sequence[Estimator], samples: Sequence[Sample], repe
             chars = sum(map(len, texts))
             for est in order:
                 count = est.count
-                started = time.perf_counter_ns()
+                started = time.thread_time_ns()
                 for text in texts:
                     count(text)
-                elapsed = time.perf_counter_ns() - started
+                elapsed = time.thread_time_ns() - started
                 for key, value in (("repeat", repeat), ("kind", kind), ("estimator", est.name), ("ns", elapsed),
                                    ("chars", chars), ("texts", len(texts))):
                     rows[key].append(value)
