@@ -1,8 +1,8 @@
 """The ``medium`` tier's compiled kernel: every feature of a text in two passes over its UTF-8 bytes (numba).
 
 The class and run pass; per character: its class (a table lookup for an ASCII byte; a non-ASCII
-character is "other"), the neighbourhood code of the last four classes (a shift, an OR and an
-AND), and two additions of that code's increments packed in 16-bit fields
+character is "other"), the neighbourhood code of the last four classes (a multiply-add, masked
+where it is read), and two additions of that code's increments packed in 16-bit fields
 (:func:`_packed_increments`), with no branch on the class; the fields are unpacked every 16 KiB.
 The digits past the third of a run are one of those fields (the code holds four classes: a digit
 after three digits), so no counter is carried from one character to the next but the code. The
@@ -391,9 +391,13 @@ def feature_counts(raw, costs, table):  # noqa: ANN001, ANN201 (numba infers the
                     cost = costs[cp]
                     two += cost == 2
                     three += cost == 3
-            code = ((code << 3) | cur) & 0xFFF
-            acc_a += PACKED_A[code]
-            acc_b += PACKED_B[code]
+            # the last four classes are the code's low 12 bits; masked where it is read, not as it is made, so
+            # the chain from one character to the next is one multiply-add (numba's integers wrap, no bit
+            # above the twelfth is read): about a tenth faster than masking it each time
+            code = code * 8 + cur
+            at = code & 0xFFF
+            acc_a += PACKED_A[at]
+            acc_b += PACKED_B[at]
         if i >= n:  # after the text there is no neighbour: the last character's deferred increments
             code = (code << 3) & 0xFFF
             acc_a += PACKED_A[code]
