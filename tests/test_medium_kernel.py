@@ -230,6 +230,27 @@ def test_every_length_of_piece_at_every_offset_of_the_kernels_eight_byte_words()
     assert [compiled.count(t) for t in texts] == [python.count(t) for t in texts]
 
 
+def test_the_compiled_count_past_numbas_dispatch_counts_as_the_dispatcher_does() -> None:
+    from aptmem.tokens.medium import _entry_point
+
+    est = MediumEstimator(kernel="compiled")
+    packed = medium_kernel.pack(est.costs.array(), est.vocab.table(), np.array(est.constants.vector()))
+    direct = _entry_point(medium_kernel.count, b"", packed)
+    assert direct is not medium_kernel.count  # numba keeps the overload's entry point where this reads it
+    for text in ["", "a", "hello world", "帮 héllo 😀", "x" * 70_000]:
+        raw = text.encode("utf-8", "surrogatepass")
+        assert direct(raw, packed) == medium_kernel.count(raw, packed) == est.count(text)
+
+    class Bare:  # a callable that is no numba dispatcher: served as it is
+        def __call__(self, *args: object) -> int:
+            return 7
+
+    bare = Bare()
+    assert _entry_point(bare, b"", packed) is bare
+    with pytest.raises(ValueError, match="weights"):
+        medium_kernel.pack(est.costs.array(), est.vocab.table(), np.zeros(17))
+
+
 def test_a_text_longer_than_the_python_masks_is_counted_whole() -> None:
     # A run across the 64k mark is one run, as the tokenizer sees it; the kernel unpacks its counters
     # every 16k bytes, so a text of many blocks checks that too.
