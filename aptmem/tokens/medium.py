@@ -45,9 +45,9 @@ How it is fast: two paths that count the same, to the last bit of the float
 
 * the compiled kernel (:mod:`aptmem.tokens.medium_kernel`, numba): one loop over the UTF-8
   bytes computes every class and run feature, per character a class lookup and two table
-  additions, and a second pass over the letters finds the pieces and looks each of 4-16 bytes up
-  in an exact open-addressing table, about 3-4 ns a character in all plus about half a
-  microsecond a call;
+  additions, and a second pass goes from letter run to letter run eight bytes at a time and looks
+  each piece of 4-16 bytes up in an exact open-addressing table; called through the compiled
+  function's own entry point with one array of its tables (a call costs about 0.3-0.5 us);
 * the pure-Python path (:mod:`aptmem.tokens.medium_python`): big-integer popcounts, about 10 ns a
   character, but no import to pay. ``import numba`` and loading the cached machine code cost
   about half a second, more than a short-lived process (a command line, a crash test's writer)
