@@ -38,18 +38,20 @@ from aptmem.recall.index import RecallIndex, file_token  # noqa: E402
 from aptmem.recall.scoring import judge, summarize  # noqa: E402
 
 #: label -> (engines the index is built with, facts extracted, engine asked, L3 variant). Variants
-#: with the same build share one index (so "wordllama" and "hybrid" are asked of the same vectors).
+#: with the same build share one index (so "wordllama" and "hybrid_rrf" are asked of the same vectors,
+#: "fts" and "hybrid" of the same table: hybrid keeps no table of its own).
 VARIANTS = {
     "fts": (("fts",), False, "fts", "chunks"),
     "fts_plain": (("fts",), False, "fts_plain", "chunks"),
     "fts_trigram": (("fts_trigram",), False, "fts_trigram", "chunks"),
     "fts_xl": (("fts",), False, "fts_xl", "chunks"),
-    "wordllama": (("hybrid",), False, "wordllama", "chunks"),
-    "hybrid": (("hybrid",), False, "hybrid", "chunks"),
+    "wordllama": (("hybrid_rrf",), False, "wordllama", "chunks"),
+    "hybrid": (("fts",), False, "hybrid", "chunks"),  # fts's table, reordered by embeddings at query time
+    "hybrid_rrf": (("hybrid_rrf",), False, "hybrid_rrf", "chunks"),
     "use": (("hybrid_use",), False, "use", "chunks"),
     "hybrid_use": (("hybrid_use",), False, "hybrid_use", "chunks"),
     "fts_facts": (("fts",), True, "fts", "facts"),
-    "hybrid_facts": (("hybrid",), True, "hybrid", "facts"),
+    "hybrid_facts": (("fts",), True, "hybrid", "facts"),
 }
 
 
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--small", action="store_true", help="a quick run: a few thousand chunks, no large workload")
-    parser.add_argument("--engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
+    parser.add_argument("--engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid,hybrid_rrf,use,hybrid_use,fts_facts,hybrid_facts")
     parser.add_argument("--large-engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid")
     parser.add_argument("--no-large", action="store_true", help="skip the large workload (130k records)")
     parser.add_argument("--out", default=None)
