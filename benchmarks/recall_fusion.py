@@ -12,12 +12,13 @@ it prints recall@1/5/10 per split and wording of:
 * ``fts`` and ``wordllama`` alone, and ``rrf`` (the old ``hybrid``: reciprocal rank fusion);
 * ``convex w``: over the union of the two rankings, ``w`` x fts's min-max normalized score plus
   ``1 - w`` x the cosine's (score fusion);
-* ``record w`` / ``piece w``: fts's best :data:`~aptmem.recall.rerank.RERANK_DEPTH` reordered by
-  score + ``w`` x (1 + cosine) of the whole record / of its closest piece (what ``hybrid`` does).
+* ``record w`` / ``piece w``: fts's best 20 reordered by score + ``w`` x (1 + cosine) of the
+  whole record / of its closest piece (what ``hybrid`` does);
+* ``piece w @d``: the same with the best ``d`` reordered, for d in ``--depths``.
 
 and the summary line per variant: the mean recall@5 and @1 over the split x wording cells. The
 weight of :data:`aptmem.recall.engines.dense_rerank.WEIGHT` is the ``piece`` weight with the best
-mean @5, ties broken by the mean @1.
+mean @5, ties broken by the mean @1; its ``DEPTH`` the smallest depth that keeps both.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from recall_workload import build_workload  # noqa: E402
 from aptmem.jsonl_store import JsonlStore  # noqa: E402
 from aptmem.recall.engines.dense_rerank import DenseRerankEngine, reorder  # noqa: E402
 from aptmem.recall.index import RecallIndex, file_token, level_filter  # noqa: E402
-from aptmem.recall.rerank import RERANK_DEPTH  # noqa: E402
 
 #: The splits asked here: every split but blind2, the held-out one of phase 7.
 DEVELOPMENT = ("tune", "held_out", "fresh", "blind")
 DEPTH = 50
+#: The deepest head reordered (the fts rerank's depth).
+HEAD = 20
 
 Ranking = list[tuple[int, float]]
 
@@ -76,7 +78,7 @@ def _ask(seed: int, scratch: Path) -> tuple[list[Asked], dict[int, tuple[str, st
         meaning = emb.search(db, question.text, DEPTH, where)
         candidates = sorted({i for i, _ in keyword} | {i for i, _ in meaning})
         record_cos = _record_cosines(index, question.text, candidates)
-        piece_cos = dense.similarity(question.text, [(i, texts[i]) for i, _ in keyword[:RERANK_DEPTH]])
+        piece_cos = dense.similarity(question.text, [(i, texts[i]) for i, _ in keyword[:HEAD]])
         asked.append(Asked(question.split, question.wording, set(question.evidence), keyword, meaning, record_cos, piece_cos))
     index.close()
     store.close()
@@ -116,9 +118,9 @@ def _convex(w: float) -> Callable[[Asked], list[int]]:
     return order
 
 
-def _head(w: float, attribute: str) -> Callable[[Asked], list[int]]:
+def _head(w: float, attribute: str, depth: int = HEAD) -> Callable[[Asked], list[int]]:
     def order(a: Asked) -> list[int]:
-        return [i for i, _ in reorder(a.fts, getattr(a, attribute), w)]
+        return [i for i, _ in reorder(a.fts, getattr(a, attribute), w, depth)]
     return order
 
 
@@ -137,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--weights", default="0.5,1,1.5,2,3,4,6")
+    parser.add_argument("--depths", default="8,10,12,16")
     args = parser.parse_args(argv)
     weights = [float(w) for w in args.weights.split(",")]
     scratch = Path(tempfile.mkdtemp(prefix="recall-fusion-"))
@@ -149,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     variants |= {f"convex {w}": _convex(w) for w in (0.5, 0.7, 0.8, 0.9)}
     variants |= {f"record {w:g}": _head(w, "record_cos") for w in weights}
     variants |= {f"piece {w:g}": _head(w, "piece_cos") for w in weights}
+    variants |= {f"piece {w:g} @{d}": _head(w, "piece_cos", int(d)) for w in weights for d in args.depths.split(",")}
     summary: list[str] = []
     for label, order in variants.items():
         cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])

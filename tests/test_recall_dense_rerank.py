@@ -11,9 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aptmem.recall.engines.base import Filter
-from aptmem.recall.engines.dense_rerank import DenseRerankEngine, pieces, reorder
+from aptmem.recall.engines.dense_rerank import DEPTH, DenseRerankEngine, pieces, reorder
 from aptmem.recall.records import Doc
-from aptmem.recall.rerank import RERANK_DEPTH
 
 
 def test_pieces_are_lines_and_sentences() -> None:
@@ -26,14 +25,14 @@ def test_pieces_are_lines_and_sentences() -> None:
 @given(st.integers(0, 2**32 - 1))
 def test_reorder_moves_only_the_head_and_keeps_scores_falling(seed: int) -> None:
     rng = random.Random(seed)
-    n = rng.randint(0, 3 * RERANK_DEPTH)
+    n = rng.randint(0, 3 * DEPTH)
     scores = sorted((rng.uniform(0, 5) for _ in range(n)), reverse=True)
     ranked = list(enumerate(scores))
     similarity = {i: rng.uniform(-1, 1) for i in range(n) if rng.random() < 0.9}
     out = reorder(ranked, similarity, weight=rng.uniform(0, 4))
     assert sorted(i for i, _ in out) == list(range(n)), seed
     assert [s for _, s in out] == sorted((s for _, s in out), reverse=True), seed
-    assert out[RERANK_DEPTH:] == ranked[RERANK_DEPTH:], seed
+    assert out[DEPTH:] == ranked[DEPTH:], seed
     assert [i for i, _ in reorder(ranked, similarity, weight=0.0)] == [i for i, _ in ranked], seed
 
 

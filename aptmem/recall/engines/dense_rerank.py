@@ -5,19 +5,21 @@ engine's, and on its own the embedding ranks badly (WordLlama's recall@5 on the 
 is 10-38%: a chunk's mean token vector is mostly its filler), so the fused ranking fell below
 the keyword one on every split. Here the keyword engine (``fts``: BM25, the lexicon, the
 coverage rerank) chooses the candidates and the embedding only reorders its best
-:data:`RERANK_DEPTH`: each record gets the cosine between the question and the closest *piece*
+:data:`DEPTH`: each record gets the cosine between the question and the closest *piece*
 of the record (a line, or a sentence of a long line), so a statement said in one sentence of a
 long message is compared as that sentence, not as the message's average. A record's new score
 is its keyword score plus :data:`WEIGHT` times ``1 + cosine`` (a cosine is in [-1, 1], so the
 reordered records stay above the rest and the scores still fall with the rank).
 
-``WEIGHT`` and the piece-level cosine were chosen on the recall benchmark's development splits
-only (tune, held_out, fresh and phase 6's blind; never ``blind2``): the weight that gives the
-best mean recall@5 over their split x wording cells, ties broken by the mean recall@1
-(``benchmarks/recall_fusion.py`` prints that sweep).
+``WEIGHT``, ``DEPTH`` and the piece-level cosine were chosen on the recall benchmark's
+development splits only (tune, held_out, fresh and phase 6's blind; never ``blind2``): the
+weight that gives the best mean recall@5 over their split x wording cells, ties broken by the
+mean recall@1, then the smallest depth that keeps both (``benchmarks/recall_fusion.py`` prints
+that sweep).
 
 The embedding needs no table of its own: a search embeds the question and the pieces of at most
-:data:`RERANK_DEPTH` records (about 70 short texts, 1-2 ms with WordLlama's memo of known words).
+:data:`DEPTH` records (about 40 short texts; their embedding is most of what the engine adds to
+``fts``'s time, so the depth is the smallest that ranks as well as the fts rerank's 20).
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from typing import Any
 from aptmem.recall.engines.base import Engine, Filter
 from aptmem.recall.engines.embed import TextEmbedder, _one_blas_thread
 from aptmem.recall.records import Doc
-from aptmem.recall.rerank import RERANK_DEPTH
+__all__ = ["DEPTH", "WEIGHT", "DenseRerankEngine", "pieces", "reorder"]
 
-__all__ = ["WEIGHT", "DenseRerankEngine", "pieces", "reorder"]
+#: How many of the keyword ranking's best records are reordered (see the module docstring). On the
+#: development splits 12 ranks as 20 does (mean recall@5 98.0, @1 83.7) and 8 or 10 a little worse.
+DEPTH = 12
 
 #: How much ``1 + cosine`` of a record's closest piece adds to its keyword score (see the module
 #: docstring for how it was chosen). The keyword score of a reordered record is its number of
@@ -50,14 +54,15 @@ def pieces(text: str) -> list[str]:
     return out or [text]
 
 
-def reorder(ranked: Sequence[tuple[int, float]], similarity: dict[int, float], weight: float = WEIGHT) -> list[tuple[int, float]]:
-    """``ranked`` (best first) with its first :data:`RERANK_DEPTH` reordered by score + ``weight`` x (1 + similarity).
+def reorder(ranked: Sequence[tuple[int, float]], similarity: dict[int, float], weight: float = WEIGHT,
+            depth: int = DEPTH) -> list[tuple[int, float]]:
+    """``ranked`` (best first) with its first ``depth`` reordered by score + ``weight`` x (1 + similarity).
 
     A record of the head without a similarity keeps its score (as if its cosine were -1).
     """
-    head = [(doc_id, score + weight * (1.0 + similarity.get(doc_id, -1.0))) for doc_id, score in ranked[:RERANK_DEPTH]]
+    head = [(doc_id, score + weight * (1.0 + similarity.get(doc_id, -1.0))) for doc_id, score in ranked[:depth]]
     head.sort(key=lambda item: -item[1])
-    return head + list(ranked[RERANK_DEPTH:])
+    return head + list(ranked[depth:])
 
 
 class DenseRerankEngine:
@@ -97,11 +102,11 @@ class DenseRerankEngine:
         self.keyword.remove(db, doc_ids)
 
     def search(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
-        """The keyword engine's ranking of ``max(k, RERANK_DEPTH)``, its head reordered (see :func:`reorder`)."""
-        ranked = self.keyword.search(db, question, max(k, RERANK_DEPTH), where)
+        """The keyword engine's ranking of ``max(k, DEPTH)``, its head reordered (see :func:`reorder`)."""
+        ranked = self.keyword.search(db, question, max(k, DEPTH), where)
         if len(ranked) < 2:
             return ranked[:k]
-        head = [doc_id for doc_id, _ in ranked[:RERANK_DEPTH]]
+        head = [doc_id for doc_id, _ in ranked[:DEPTH]]
         texts = db.execute(f"SELECT doc_id, text FROM docs WHERE doc_id IN ({','.join('?' * len(head))})", head).fetchall()
         return reorder(ranked, self.similarity(question, texts), self.weight)[:k]
 
