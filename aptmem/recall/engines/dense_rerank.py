@@ -18,7 +18,7 @@ mean recall@1, then the smallest depth that keeps both (``benchmarks/recall_fusi
 that sweep).
 
 The embedding needs no table of its own: a search embeds the question and the pieces of at most
-:data:`DEPTH` records (about 40 short texts; their embedding is most of what the engine adds to
+:data:`DEPTH` records (about 35 short texts; their embedding is most of what the engine adds to
 ``fts``'s time, so the depth is the smallest that ranks as well as the fts rerank's 20).
 """
 
@@ -35,11 +35,15 @@ from aptmem.recall.records import Doc
 __all__ = ["DEPTH", "WEIGHT", "DenseRerankEngine", "pieces", "reorder"]
 
 #: How many of the keyword ranking's best records are reordered (see the module docstring). On the
-#: development splits 12 ranks as 20 does (mean recall@5 98.0, @1 83.7) and 8 or 10 a little worse.
-DEPTH = 12
+#: development splits (benchmarks/recall_fusion.py, weight 2) the mean recall@5 / @1 reordering the
+#: best 8 / 10 / 12 / 16 / 20 is 97.50 / 97.65 / 97.60 / 97.60 / 97.60 and 83.20 / 83.15 / 83.15 /
+#: 83.10 / 83.10 (fts alone: 96.65 / 82.30): 10 is the smallest depth that ranks as well as 20.
+DEPTH = 10
 
 #: How much ``1 + cosine`` of a record's closest piece adds to its keyword score (see the module
-#: docstring for how it was chosen). The keyword score of a reordered record is its number of
+#: docstring for how it was chosen: mean recall@5 / @1 over the development cells with weight
+#: 1 / 1.5 / 2 / 3 / 4 was 97.15 / 97.35 / 97.60 / 97.40 / 97.00 and 82.85 / 83.05 / 83.10 / 82.50 /
+#: 80.30, reordering the best 20). The keyword score of a reordered record is its number of
 #: covered concepts plus its BM25 share, so 2 lets a clearly closer piece outweigh one concept.
 WEIGHT = 2.0
 
