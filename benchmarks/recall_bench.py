@@ -1,14 +1,17 @@
 """The recall benchmark: planted facts in generated sessions, every engine, held-out figures.
 
-    python benchmarks/recall_bench.py [--seed 7] [--small] [--no-large] [--engines fts,fts_trigram,...] [--large-engines fts,...]
+    python benchmarks/recall_bench.py [--seed 7] [--small] [--no-large] [--no-packet] [--engines fts,fts_trigram,...] [--large-engines fts,...]
 
 1. Writes a workload (``recall_workload.py``): about 20k chunks ("small") with planted facts,
    and a second of about 130k chunks ("large") for latency and build figures.
 2. For each engine builds an index from the logs (timed: seconds per 10k records; bytes on disk)
-   and asks every question (timed per query: p50/p95), k=10 with a 1,024-token packet.
+   and asks every question (timed per query: p50/p95), k=10 with a 1,024-token packet
+   (``--no-packet``: none, so no ``answerable`` figure; counting a packet's tokens is most of a
+   run's time, and the recall figures do not depend on it).
 3. Scores with :mod:`aptmem.recall.scoring` and prints one table per split; ``held_out`` is what
    to quote (facts and paraphrase wordings nothing was tuned on), ``fresh`` and ``blind`` the same
-   facts asked in styles written later and never tuned on (``blind``: phase 6, before the rerank).
+   facts asked in styles written later and never tuned on (``blind``: phase 6, before the rerank;
+   ``blind2``: phase 7, before that phase's ranking work).
 
 Writes ``questions.parquet`` (one row per engine and question), ``summary.csv`` and ``engines.csv``
 to ``reports/runs/recall-<time>/`` and prints that folder last.
@@ -37,18 +40,20 @@ from aptmem.recall.index import RecallIndex, file_token  # noqa: E402
 from aptmem.recall.scoring import judge, summarize  # noqa: E402
 
 #: label -> (engines the index is built with, facts extracted, engine asked, L3 variant). Variants
-#: with the same build share one index (so "wordllama" and "hybrid" are asked of the same vectors).
+#: with the same build share one index (so "wordllama" and "hybrid_rrf" are asked of the same vectors,
+#: "fts" and "hybrid" of the same table: hybrid keeps no table of its own).
 VARIANTS = {
     "fts": (("fts",), False, "fts", "chunks"),
     "fts_plain": (("fts",), False, "fts_plain", "chunks"),
     "fts_trigram": (("fts_trigram",), False, "fts_trigram", "chunks"),
     "fts_xl": (("fts",), False, "fts_xl", "chunks"),
-    "wordllama": (("hybrid",), False, "wordllama", "chunks"),
-    "hybrid": (("hybrid",), False, "hybrid", "chunks"),
+    "wordllama": (("hybrid_rrf",), False, "wordllama", "chunks"),
+    "hybrid": (("fts",), False, "hybrid", "chunks"),  # fts's table, reordered by embeddings at query time
+    "hybrid_rrf": (("hybrid_rrf",), False, "hybrid_rrf", "chunks"),
     "use": (("hybrid_use",), False, "use", "chunks"),
     "hybrid_use": (("hybrid_use",), False, "hybrid_use", "chunks"),
     "fts_facts": (("fts",), True, "fts", "facts"),
-    "hybrid_facts": (("hybrid",), True, "hybrid", "facts"),
+    "hybrid_facts": (("fts",), True, "hybrid", "facts"),
 }
 
 
@@ -82,8 +87,8 @@ class Builds:
         self.store.close()
 
 
-def run_variant(builds: Builds, label: str, workload, score: bool) -> tuple[dict, list[dict]]:
-    """Ask every question of one variant; return the engine row and the per-question rows."""
+def run_variant(builds: Builds, label: str, workload, score: bool, packets: bool = True) -> tuple[dict, list[dict]]:
+    """Ask every question of one variant; return the engine row and the per-question rows (without packets: answerable None)."""
     engines, facts, engine, l3 = VARIANTS[label]
     index, build = builds.get(engines, facts)
     planted = frozenset((f.session_id, f.entry_id) for f in workload.facts)
@@ -96,8 +101,8 @@ def run_variant(builds: Builds, label: str, workload, score: bool) -> tuple[dict
         latencies.append((time.perf_counter_ns() - t0) / 1e6)
         if not score:
             continue
-        packet = pack(question.text, hits, 1024)
-        judgement = judge(question, [(h.session_id, h.entry_id) for h in hits], packet.text, planted)
+        packet = pack(question.text, hits, 1024).text if packets else ""
+        judgement = judge(question, [(h.session_id, h.entry_id) for h in hits], packet, planted)
         rows.append({"variant": label, "qid": question.qid, "wording": question.wording, "split": question.split,
                      "language": question.language, "carrier": question.carrier, "kind": question.kind,
                      "coverage": best_coverage(question.text, hits), "question": question, "judgement": judgement})
@@ -116,9 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--small", action="store_true", help="a quick run: a few thousand chunks, no large workload")
-    parser.add_argument("--engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid,use,hybrid_use,fts_facts,hybrid_facts")
+    parser.add_argument("--engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid,hybrid_rrf,use,hybrid_use,fts_facts,hybrid_facts")
     parser.add_argument("--large-engines", default="fts,fts_plain,fts_trigram,fts_xl,wordllama,hybrid")
     parser.add_argument("--no-large", action="store_true", help="skip the large workload (130k records)")
+    parser.add_argument("--no-packet", action="store_true", help="no 1,024-token packet per question (no answerable figure)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     out = Path(args.out or f"reports/runs/recall-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -138,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(workload.questions)} questions, written in {time.perf_counter() - t0:.1f}s", flush=True)
             builds = Builds(str(root), scratch, size)
             for label in engines.split(","):
-                row, rows = run_variant(builds, label, workload, score=True)
+                row, rows = run_variant(builds, label, workload, score=True, packets=not args.no_packet)
                 engine_rows.append(row)
                 for r in rows:
                     r["size"] = size
@@ -155,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             summary.append({"variant": variant, "size": size, **row})
     pl.DataFrame(engine_rows).write_csv(out / "engines.csv")
     table = pl.DataFrame(summary)
+    if args.no_packet:
+        table = table.with_columns(pl.lit(None, dtype=pl.Float64).alias("answerable"))
     table.write_csv(out / "summary.csv")
     flat = [{k: v for k, v in r.items() if k not in ("question", "judgement")} | _flat(r["judgement"]) for r in question_rows]
     pl.DataFrame(flat).write_parquet(out / "questions.parquet")
@@ -162,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         show = table.select(["variant", "size", "split", "wording", "questions", "entry_recall@1", "entry_recall@5", "entry_recall@10",
                              "session_recall@5", "entry_ndcg@10", "entry_mrr", "aggregation_evidence@10", "answerable",
                              "false_positive_rate"])
-        for split in ("held_out", "fresh", "blind", "tune"):
+        for split in ("held_out", "fresh", "blind", "blind2", "tune"):
             print(show.filter(pl.col("split") == split))
     print(out)
     return 0

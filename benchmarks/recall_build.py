@@ -1,6 +1,6 @@
 """Index build time of this tree against another commit, side by side on the recall workload.
 
-    python benchmarks/recall_build.py ROOT SESSIONS [--rev main] [--engines fts,hybrid] [--repeats 3]
+    python benchmarks/recall_build.py ROOT SESSIONS [--rev main] [--engines fts,wordllama] [--repeats 3]
 
 Writes the workload of ``recall_bench.py`` (seed 7, 100 entries a session, 400 facts; 180 sessions
 make about 20k records, 1,200 about 130k) to ROOT if it is not there yet. Then, ``--repeats``
@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("root")
     p.add_argument("sessions", type=int)
     p.add_argument("--rev", default="main", help="the other commit (default main)")
-    p.add_argument("--engines", default="fts,hybrid", help="engines to build (default fts,hybrid: keywords and embeddings)")
+    p.add_argument("--engines", default="fts,wordllama", help="engines to build (default fts,wordllama: keywords and embeddings; hybrid keeps no table of its own since phase 7)")
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args(argv)
     if not os.path.exists(args.root):

@@ -20,7 +20,8 @@ from templates no tuning ever saw (the split is by fact and by wording template)
 facts are also asked in a third, ``fresh`` style (split ``fresh``, see :data:`_FRESH`), written
 after the held-out wordings had been looked at in three phases of work, and in a fourth,
 ``blind`` (see :data:`_BLIND`), written in phase 6 before the keyword rerank was developed:
-the figure no tuning has seen.
+and in a fifth, ``blind2`` (see :data:`_BLIND2`), written in phase 7 before that phase's ranking
+work, after ``blind`` had been looked at in aggregate: the figure no tuning has seen.
 """
 
 from __future__ import annotations
@@ -161,6 +162,33 @@ _BLIND: dict[str, tuple[str, str]] = {
     "decision": ("Someone asked me why {s} runs on what it runs on. What do I tell them?",
                  "有人问 {s} 为什么用现在这一套，我该怎么回答"),
 }
+
+#: The ``blind2`` questions: a fifth wording per kind (en, zh), written in phase 7 before any
+#: ranking change of that phase and not looked at question by question until its work was done.
+#: An agent's aside in the middle of a task that names the consequence (a restart loop, a fix
+#: that will not ship, a review bounced, a revert that would bring a bug back) or asks to be
+#: reminded, instead of the fact: none of the other wordings' shapes ("which X is Y", "a task,
+#: then what is missing", terse chat), none of their relation words. Asked of the held-out facts
+#: as :data:`_FRESH` is; reported as split ``blind2``.
+_BLIND2: dict[str, tuple[str, str]] = {
+    "env": ("{s} on {env} times out opening its {proto} pool at boot, so what did we configure it to dial?",
+            "{s} 在{env_zh}启动时打开 {proto} 连接池超时了，我们当时给它配的要拨到哪里"),
+    "branch": ("A fix for {s} got merged somewhere that won't go out with the next version. Where should it have landed?",
+               "{s} 的一个修复合进去了却不会跟着下个版本发出去，本该合到哪儿"),
+    "commit": ("If I revert the wrong thing in {s} the {bug} comes back. Which revision has to stay in?",
+               "在 {s} 里要是回退错了东西，{bug} 就会复发，哪个版本号必须留着"),
+    "ticket": ("Remind me what to put in the changelog so readers can look up {topic} on {s}.",
+               "提醒我一下，更新日志里写什么才能让人查到 {s} 的 {topic}"),
+    "endpoint": ("The orchestrator keeps restarting {s} because its readiness request gets a 404. What should it be asking for?",
+                 "编排器一直在重启 {s}，因为探活请求返回 404，它应该访问什么"),
+    "pin": ("pip refuses to give {s} a newer {lib}; what exact number is it held to?",
+            "pip 不肯给 {s} 装更新的 {lib}，它被限定在哪个确切的号上"),
+    "preference": ("My last change to {s} was bounced for style. Remind me what the user insists on there.",
+                   "我上次给 {s} 的改动因为风格被退回了，提醒我用户在那里坚持什么"),
+    "decision": ("If someone proposes ripping out the stack under {s}, what argument kept it as it is?",
+                 "要是有人提议把 {s} 底下的技术栈推倒重来，当初让它保持现状的理由是什么"),
+}
+
 
 def _slots(rng: random.Random, kind: str, subject: str) -> dict[str, str]:
     """The fields of one fact of ``kind`` about ``subject``: ``v`` is its answer."""
@@ -369,10 +397,10 @@ def _questions(rng: random.Random, facts: list[Fact], subjects: list[str]) -> li
 
 
 def _fresh_questions(facts: list[Fact]) -> list[Question]:
-    """The :data:`_FRESH` and :data:`_BLIND` wordings of every held-out fact, in its language and in the other
+    """The :data:`_FRESH`, :data:`_BLIND` and :data:`_BLIND2` wordings of every held-out fact, in its language and in the other
     (no randomness: adding them leaves every other question of a seed as it was)."""
     out: list[Question] = []
-    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND)):
+    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND), ("blind2", _BLIND2)):
         for fact in facts:
             if fact.split != "held_out":
                 continue

@@ -3,7 +3,7 @@
 * :mod:`~aptmem.recall.index`: the index beside the logs (``<root>/recall-index.sqlite``), derived
   from them and kept up to date incrementally; :mod:`~aptmem.recall.catchup` says how.
 * :mod:`~aptmem.recall.chunking`, :mod:`~aptmem.recall.facts`: entries and sidecars into records.
-* :mod:`~aptmem.recall.engines`: keyword (SQLite FTS5), meaning (offline embeddings), hybrid (RRF).
+* :mod:`~aptmem.recall.engines`: keyword (SQLite FTS5), meaning (offline embeddings), hybrid (keyword ranking reordered by meaning).
 * :mod:`~aptmem.recall.api`: :func:`recall` returns evidence within a token budget.
 * :mod:`~aptmem.recall.scoring`: the retrieval metrics of the recall benchmark.
 

@@ -13,7 +13,9 @@ name               what                                                  needs
 ``use``            USE multilingual v3 512-d embeddings, exact cosine    extra ``recall-multilingual``
 ``fts_xl``         ``fts`` + query translation zh<->en (CC-CEDICT),      extra ``recall-crosslingual``
                    the two rankings fused (RRF)
-``hybrid``         ``fts`` + ``wordllama``, reciprocal rank fusion       extra ``recall-embed``
+``hybrid``         ``fts``, its best 20 reordered by WordLlama's cosine  extra ``recall-embed``
+                   of each record's closest line or sentence
+``hybrid_rrf``     ``fts`` + ``wordllama``, reciprocal rank fusion       extra ``recall-embed``
 ``hybrid_use``     ``fts`` + ``use``, reciprocal rank fusion             extra ``recall-multilingual``
 =================  ====================================================  =========================
 """
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from aptmem.errors import UnknownRecallEngine
 from aptmem.recall.engines.base import Engine, Filter, InstallSize, install_size
 from aptmem.recall.engines.crosslingual import CrossLingualEngine
+from aptmem.recall.engines.dense_rerank import DenseRerankEngine
 from aptmem.recall.engines.embed import UseEmbedder, WordLlamaEmbedder, embedding_engine
 from aptmem.recall.engines.fts import fts_bigram, fts_plain, fts_trigram
 from aptmem.recall.engines.hybrid import HybridEngine
@@ -44,7 +47,9 @@ ENGINES: dict[str, Callable[[Resolve], Engine]] = {
     "fts_xl": lambda resolve: CrossLingualEngine("fts_xl", resolve("fts")),
     "wordllama": lambda resolve: embedding_engine(WordLlamaEmbedder),
     "use": lambda resolve: embedding_engine(UseEmbedder),
-    "hybrid": lambda resolve: HybridEngine("hybrid", [resolve("fts"), resolve("wordllama")]),
+    "hybrid": lambda resolve: DenseRerankEngine("hybrid", resolve("fts"), WordLlamaEmbedder, WordLlamaEmbedder.requires,
+                                                WordLlamaEmbedder.extra),
+    "hybrid_rrf": lambda resolve: HybridEngine("hybrid_rrf", [resolve("fts"), resolve("wordllama")]),
     "hybrid_use": lambda resolve: HybridEngine("hybrid_use", [resolve("fts"), resolve("use")]),
 }
 
