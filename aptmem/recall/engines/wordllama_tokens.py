@@ -160,9 +160,10 @@ class PieceTokenizer:
     def _reset(self) -> None:
         self._piece_row: dict[str, int] = {}  # a piece's key -> its row of self._pieces
         self._pieces = _Ragged()
-        self._shape_row: dict[str, int] = {}  # a piece's shape -> its row of self._shapes
+        self._shape_row: dict[str, int] = {}  # a key's shape -> its row of self._shapes
         self._shapes = _Ragged()
-        self._part_ids: dict[str, list[int]] = {}  # a part -> its token ids
+        self._part_row: dict[str, int] = {}  # a part -> its row of self._parts
+        self._parts = _Ragged()
 
     def token_arrays(self, texts: Sequence[str]) -> tuple[Any, Any]:
         """Every text's token ids end to end (int32) and each text's count of them (int64)."""
@@ -177,13 +178,8 @@ class PieceTokenizer:
             new = set(keys)
         if new:
             self._learn(list(new))
-        index = np.fromiter(map(rows.__getitem__, keys), dtype=np.int64, count=len(keys))
-        ids, lens = self._pieces.gather(index)
-        # A text's count: the tokens of its pieces, read off the running sum at its last piece.
-        pieces = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
-        running = np.concatenate(([0], np.cumsum(lens)))
-        last = np.cumsum(pieces)
-        return ids, running[last] - running[last - pieces]
+        ids, lens = self._pieces.gather(np.fromiter(map(rows.__getitem__, keys), dtype=np.int64, count=len(keys)))
+        return ids, _totals(lens, np.fromiter(map(len, split), dtype=np.int64, count=len(split)))
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids as lists (what :meth:`token_arrays` gives, split per text)."""
@@ -193,9 +189,11 @@ class PieceTokenizer:
 
     def _learn(self, keys: list[str]) -> None:
         """Remember the token ids of new pieces (given by their keys)."""
-        # A key is mostly ASCII, where str.translate has its fast path (the piece, with U+2581, has not).
-        shape_of = self._shape_of
-        shapes = [_SPACE + k.translate(shape_of).replace(" ", _SPACE) for k in keys]
+        # The keys' shapes in one pass of str.translate (a NUL inside a key would break the split: then one by one).
+        joined = "\x00".join(keys)
+        shapes = joined.translate(self._shape_of).split("\x00")
+        if len(shapes) != len(keys):
+            shapes = [k.translate(self._shape_of) for k in keys]
         shape_rows = self._shape_row
         fresh = set(shapes).difference(shape_rows)
         if fresh:
@@ -203,7 +201,7 @@ class PieceTokenizer:
         ids, lens = self._shapes.gather(np.fromiter(map(shape_rows.__getitem__, shapes), dtype=np.int64, count=len(shapes)))
         if self._alone:
             # The lone characters of the pieces, in order, are where their shapes hold the first one's token.
-            codes = np.frombuffer("".join(keys).encode("utf-32-le"), dtype=np.uint32)
+            codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
             lone = self._alone_token[codes[codes < 128]]
             lone = lone[lone >= 0]
             at = np.flatnonzero(ids == self._alone_token[ord(self._alone[0])])
@@ -214,18 +212,27 @@ class PieceTokenizer:
         self._piece_row.update(zip(keys, range(first, first + len(keys))))
 
     def _learn_shapes(self, shapes: list[str]) -> None:
-        """Cut new shapes into parts, tokenize the parts not seen yet, and remember each shape's ids."""
+        """Cut new shapes (of keys) into parts, tokenize the parts not seen yet, and remember each shape's ids."""
         cut = self.cut.findall
-        # A shape of word marks and letters has no cut (cuts fall at digits, newlines and ASCII
-        # marks only): most new pieces of prose are words, and str.isalpha is far cheaper than the pattern.
-        parts = [[s] if s[1:].isalpha() else cut(s) for s in shapes]
-        part_ids = self._part_ids
-        unseen = list(set(chain.from_iterable(parts)).difference(part_ids))
-        for part, encoding in zip(unseen, self._encoder.encode_batch_fast(unseen, add_special_tokens=False)):
-            part_ids[part] = encoding.ids
-        known = part_ids.__getitem__
-        per_shape = [list(chain.from_iterable(map(known, p))) for p in parts]
-        lens = np.fromiter(map(len, per_shape), dtype=np.int64, count=len(per_shape))
-        ids = np.fromiter(chain.from_iterable(per_shape), dtype=np.int32, count=int(lens.sum()))
-        first = self._shapes.append(ids, lens)
+        # A key of letters has no cut (cuts fall at digits, newlines and ASCII marks only; its
+        # piece is U+2581 and the key): most new pieces of prose are words, and str.isalpha is
+        # far cheaper than the pattern.
+        parts = [[_SPACE + s] if s.isalpha() else cut(_SPACE + s.replace(" ", _SPACE)) for s in shapes]
+        every = list(chain.from_iterable(parts))
+        rows = self._part_row
+        unseen = list(set(every).difference(rows))
+        if unseen:
+            encodings = [e.ids for e in self._encoder.encode_batch_fast(unseen, add_special_tokens=False)]
+            lens = np.fromiter(map(len, encodings), dtype=np.int64, count=len(encodings))
+            first = self._parts.append(np.fromiter(chain.from_iterable(encodings), dtype=np.int32, count=int(lens.sum())), lens)
+            rows.update(zip(unseen, range(first, first + len(unseen))))
+        ids, lens = self._parts.gather(np.fromiter(map(rows.__getitem__, every), dtype=np.int64, count=len(every)))
+        first = self._shapes.append(ids, _totals(lens, np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))))
         self._shape_row.update(zip(shapes, range(first, first + len(shapes))))
+
+
+def _totals(lens: Any, groups: Any) -> Any:
+    """Sums of ``lens`` over consecutive groups of ``groups[i]`` items each (a group may be empty)."""
+    running = np.concatenate(([0], np.cumsum(lens)))
+    last = np.cumsum(groups)
+    return running[last] - running[last - groups]
