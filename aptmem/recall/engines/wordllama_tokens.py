@@ -162,6 +162,8 @@ class PieceTokenizer:
         self._pieces = _Ragged()
         self._shape_row: dict[str, int] = {}  # a key's shape -> its row of self._shapes
         self._shapes = _Ragged()
+        self._run_row: dict[str, int] = {}  # a shape's run between lone characters -> its row of self._runs
+        self._runs = _Ragged()
         self._part_row: dict[str, int] = {}  # a part -> its row of self._parts
         self._parts = _Ragged()
 
@@ -212,12 +214,30 @@ class PieceTokenizer:
         self._piece_row.update(zip(keys, range(first, first + len(keys))))
 
     def _learn_shapes(self, shapes: list[str]) -> None:
-        """Cut new shapes (of keys) into parts, tokenize the parts not seen yet, and remember each shape's ids."""
+        """Remember the ids of new shapes (of keys): each is its runs between lone characters, and those characters."""
+        forms = [_SPACE + s.replace(" ", _SPACE) for s in shapes]  # the pieces as the tokenizer sees them
+        joined, lone = "\x00".join(forms), self._alone[:1]
+        if lone and joined.count("\x00") == len(forms) - 1:
+            # A lone character is a part of its own (token_parts), so a shape's parts are its
+            # runs' parts with the lone characters between: the runs repeat far more than shapes.
+            runs = joined.replace(lone, f"\x00{lone}\x00").split("\x00")
+            per_shape = np.fromiter((2 * f.count(lone) + 1 for f in forms), dtype=np.int64, count=len(forms))
+        else:  # no lone characters, or a NUL inside a piece: each shape is one run
+            runs, per_shape = forms, np.ones(len(forms), dtype=np.int64)
+        rows = self._run_row
+        unseen = list(set(runs).difference(rows))
+        if unseen:
+            self._learn_runs(unseen)
+        ids, lens = self._runs.gather(np.fromiter(map(rows.__getitem__, runs), dtype=np.int64, count=len(runs)))
+        first = self._shapes.append(ids, _totals(lens, per_shape))
+        self._shape_row.update(zip(shapes, range(first, first + len(shapes))))
+
+    def _learn_runs(self, runs: list[str]) -> None:
+        """Cut new runs into parts, tokenize the parts not seen yet, and remember each run's ids."""
         cut = self.cut.findall
-        # A key of letters has no cut (cuts fall at digits, newlines and ASCII marks only; its
-        # piece is U+2581 and the key): most new pieces of prose are words, and str.isalpha is
-        # far cheaper than the pattern.
-        parts = [[_SPACE + s] if s.isalpha() else cut(_SPACE + s.replace(" ", _SPACE)) for s in shapes]
+        # A run of word marks and letters has no cut (cuts fall at digits, newlines and ASCII
+        # marks only): most new pieces of prose are words, and str.isalpha is far cheaper than the pattern.
+        parts = [[r] if r.lstrip(_SPACE).isalpha() else cut(r) for r in runs]
         every = list(chain.from_iterable(parts))
         rows = self._part_row
         unseen = list(set(every).difference(rows))
@@ -227,8 +247,8 @@ class PieceTokenizer:
             first = self._parts.append(np.fromiter(chain.from_iterable(encodings), dtype=np.int32, count=int(lens.sum())), lens)
             rows.update(zip(unseen, range(first, first + len(unseen))))
         ids, lens = self._parts.gather(np.fromiter(map(rows.__getitem__, every), dtype=np.int64, count=len(every)))
-        first = self._shapes.append(ids, _totals(lens, np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))))
-        self._shape_row.update(zip(shapes, range(first, first + len(shapes))))
+        first = self._runs.append(ids, _totals(lens, np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))))
+        self._run_row.update(zip(runs, range(first, first + len(runs))))
 
 
 def _totals(lens: Any, groups: Any) -> Any:
