@@ -56,7 +56,8 @@ def test_token_ids_equal_wordllamas_on_real_transcripts(embedder: WordLlamaEmbed
 # and a literal byte-fallback name.
 _ALPHABET = st.sampled_from(list("ab Z9 _-.\n\t  ") + ["\u2581", "数据", "迁移", "é", "🙂", "{\"k\": 1}", "    ",
                                                         '{"key":"v4l",', '"}]', "2024-01-02T10:00:00Z", "it's",
-                                                        "x.com/a_b", "(f)", "<0x0A>", "=>", "'", "\\", "::", "~/", "٣", "²", "_x"])
+                                                        "x.com/a_b", "(f)", "<0x0A>", "=>", "'", "\\", "::", "~/", "٣", "²", "_x",
+                                                        "\x00", "\x0b", "\x0c", "\r", "\r\n"])
 
 
 @settings(max_examples=200, deadline=None)

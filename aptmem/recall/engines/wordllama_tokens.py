@@ -191,9 +191,20 @@ class PieceTokenizer:
 
     def _learn(self, keys: list[str]) -> None:
         """Remember the token ids of new pieces (given by their keys)."""
-        # The keys' shapes in one pass of str.translate (a NUL inside a key would break the split: then one by one).
+        # The keys end to end as code points: a key's shape has the first lone character in
+        # place of each of its own (numpy over the code points; str.translate of text that is not
+        # all ASCII costs ten times as much). A NUL inside a key would break the split: then one by one.
         joined = "\x00".join(keys)
-        shapes = joined.translate(self._shape_of).split("\x00")
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        small = np.flatnonzero(codes < 128)
+        at = small[self._alone_token[codes[small]] >= 0]
+        lone = self._alone_token[codes[at]]
+        if len(at):
+            shaped = codes.copy()
+            shaped[at] = ord(self._alone[0])
+            shapes = shaped.tobytes().decode("utf-32-le", "surrogatepass").split("\x00")
+        else:
+            shapes = joined.split("\x00")
         if len(shapes) != len(keys):
             shapes = [k.translate(self._shape_of) for k in keys]
         shape_rows = self._shape_row
@@ -201,15 +212,12 @@ class PieceTokenizer:
         if fresh:
             self._learn_shapes(list(fresh))
         ids, lens = self._shapes.gather(np.fromiter(map(shape_rows.__getitem__, shapes), dtype=np.int64, count=len(shapes)))
-        if self._alone:
+        if len(at):
             # The lone characters of the pieces, in order, are where their shapes hold the first one's token.
-            codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
-            lone = self._alone_token[codes[codes < 128]]
-            lone = lone[lone >= 0]
-            at = np.flatnonzero(ids == self._alone_token[ord(self._alone[0])])
-            if len(at) != len(lone):  # cannot happen (the pattern treats lone characters alike): never guess ids
-                raise RecallError(f"{len(lone)} lone characters in new pieces, {len(at)} places for them in their shapes")
-            ids[at] = lone
+            places = np.flatnonzero(ids == self._alone_token[ord(self._alone[0])])
+            if len(places) != len(lone):  # cannot happen (the pattern treats lone characters alike): never guess ids
+                raise RecallError(f"{len(lone)} lone characters in new pieces, {len(places)} places for them in their shapes")
+            ids[places] = lone
         first = self._pieces.append(ids, lens)
         self._piece_row.update(zip(keys, range(first, first + len(keys))))
 
