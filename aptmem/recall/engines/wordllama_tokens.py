@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -226,10 +226,10 @@ class PieceTokenizer:
         forms = [_SPACE + s.replace(" ", _SPACE) for s in shapes]  # the pieces as the tokenizer sees them
         joined, lone = "\x00".join(forms), self._alone[:1]
         if lone and joined.count("\x00") == len(forms) - 1:
-            # A lone character is a part of its own (token_parts), so a shape's parts are its
-            # runs' parts with the lone characters between: the runs repeat far more than shapes.
-            runs = joined.replace(lone, f"\x00{lone}\x00").split("\x00")
-            per_shape = np.fromiter((2 * f.count(lone) + 1 for f in forms), dtype=np.int64, count=len(forms))
+            # A lone character is a part of its own (token_parts), so a shape's parts are the parts
+            # of its runs up to and with each lone character: the runs repeat far more than shapes.
+            runs = joined.replace(lone, f"{lone}\x00").split("\x00")
+            per_shape = np.fromiter(map(str.count, forms, repeat(lone)), dtype=np.int64, count=len(forms)) + 1
         else:  # no lone characters, or a NUL inside a piece: each shape is one run
             runs, per_shape = forms, np.ones(len(forms), dtype=np.int64)
         rows = self._run_row
