@@ -324,26 +324,9 @@ def test_pack_shows_the_lines_that_answer_and_keeps_a_json_records_fields_togeth
     assert "items[3].component: iris-notifier-3; items[3].ticket: PLAT-6003" in result.text
 
 
-def _split_reference(lines: list[str], size: int) -> list[str]:
-    """split_text as a plain loop over every line (what it was before its one-piece shortcut)."""
-    from aptmem.recall.chunking import _cut
-
-    pieces, current, length = [], [], 0
-    for line in lines:
-        for part in _cut(line, size):
-            if current and length + len(part) + 1 > size:
-                pieces.append("\n".join(current))
-                current, length = [], 0
-            current.append(part)
-            length += len(part) + 1
-    if current:
-        pieces.append("\n".join(current))
-    return [p for p in pieces if p.strip()]
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(st.sampled_from("ab \t{}:"), max_size=40), max_size=12), st.integers(1, 120))
-def test_split_text_equals_the_plain_loop(lines: list[str], size: int) -> None:
-    from aptmem.recall.chunking import split_text
+def test_split_text_shortcut_equals_the_line_by_line_loop(lines: list[str], size: int) -> None:
+    from aptmem.recall.chunking import _grouped, split_text
 
-    assert split_text(lines, size) == _split_reference(lines, size)
+    assert split_text(lines, size) == _grouped(lines, size)

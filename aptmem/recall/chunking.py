@@ -95,8 +95,13 @@ def structured_lines(text: str) -> list[str]:
 def split_text(lines: list[str], size: int = CHUNK_CHARS) -> list[str]:
     """Group lines into pieces of at most about ``size`` characters (cutting over-long lines)."""
     whole = "\n".join(lines)
-    if len(whole) < size:  # every line fits after the ones before it: one piece, as the loop below would make
+    if len(whole) < size:  # every line fits after the ones before it: one piece, as the loop would make
         return [whole] if whole.strip() else []
+    return _grouped(lines, size)
+
+
+def _grouped(lines: list[str], size: int) -> list[str]:
+    """:func:`split_text` line by line: a piece ends before the line that would take it past ``size``."""
     pieces: list[str] = []
     current: list[str] = []
     length = 0

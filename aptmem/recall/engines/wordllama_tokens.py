@@ -11,9 +11,16 @@ per token).
 A new piece is cut, before the tokenizer, at places no vocabulary entry spans
 (:func:`token_parts`), and each part is tokenized once: minified JSON's keys and marks repeat.
 Digits, newlines and tabs stand alone (no entry of two characters holds one), so every one of
-them is a part of its own: pieces that differ only in them ("2024-05-22T20:29:00Z",
-"2024-05-12T15:55:00Z") are cut once, as one *shape*, and each piece's ids are its shape's ids
-with the ids of its own lone characters put back.
+them is a part of its own:
+
+* pieces that differ only in them ("2024-05-22T20:29:00Z", "2024-05-12T15:55:00Z") have one
+  *shape* (each of them replaced by the first), learned once; a piece's ids are its shape's ids
+  with the ids of its own lone characters put back;
+* a new shape is cut *run* by run, a run ending at each lone character, and runs repeat far more
+  than shapes (the 20k-record benchmark's 93k new pieces are 47k shapes, 28k distinct runs).
+
+Every level (pieces, shapes, runs, parts) keeps its ids end to end in one array, and a batch's ids
+are read with one numpy gather per level.
 """
 
 from __future__ import annotations
@@ -222,7 +229,7 @@ class PieceTokenizer:
         self._piece_row.update(zip(keys, range(first, first + len(keys))))
 
     def _learn_shapes(self, shapes: list[str]) -> None:
-        """Remember the ids of new shapes (of keys): each is its runs between lone characters, and those characters."""
+        """Remember the ids of new shapes (of keys): the ids of their runs, each run up to and with a lone character."""
         forms = [_SPACE + s.replace(" ", _SPACE) for s in shapes]  # the pieces as the tokenizer sees them
         joined, lone = "\x00".join(forms), self._alone[:1]
         if lone and joined.count("\x00") == len(forms) - 1:
