@@ -9,13 +9,20 @@ with ``git archive REV``'s, each in its own process (a model loads in both; only
 timed), the two in turn, so that a load that comes and goes weighs on both alike. Prints seconds
 per 10k records for each (wall clock, and CPU seconds of all the process's threads: on a loaded
 machine the CPU figure moves less), their ratios and the load average beside every pair.
+
+After the first pair it also checks that the two trees built the same index: the records, the
+keyword tables' indexed text and the vectors, compared row by row (a digest of each table); it
+prints which tables differ, and ``--allow-different`` lets the timing go on anyway.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -65,6 +72,33 @@ def _build(source: Path, root: str, scratch: Path, engines: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+#: What "the same index" means: every table the engines fill, row by row in a fixed order (the
+#: sessions' change tokens name files, so only their content columns are compared).
+_CONTENT = {
+    "docs": "SELECT * FROM docs ORDER BY doc_id",
+    "sessions": "SELECT session_id, entries, fingerprint, meta_hash, first_ts, last_ts FROM sessions ORDER BY session_id",
+    "fts_bigram": "SELECT rowid, body FROM fts_bigram ORDER BY rowid",
+    "vec_wordllama": "SELECT doc_id, v FROM vec_wordllama ORDER BY doc_id",
+}
+
+
+def _digests(path: Path) -> dict[str, str]:
+    """A digest of each content table the index at ``path`` has."""
+    db = sqlite3.connect(path)
+    try:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        out = {}
+        for table, query in _CONTENT.items():
+            if table in tables:
+                digest = hashlib.blake2b(digest_size=16)
+                for row in db.execute(query):
+                    digest.update(repr(row).encode())
+                out[table] = digest.hexdigest()
+        return out
+    finally:
+        db.close()
+
+
 def main(argv: list[str]) -> int:
     """Run the side-by-side build measurement; see the module docstring."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -73,6 +107,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--rev", default="main", help="the other commit (default main)")
     p.add_argument("--engines", default="fts,wordllama", help="engines to build (default fts,wordllama: keywords and embeddings; hybrid keeps no table of its own since phase 7)")
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--allow-different", action="store_true", help="go on timing when the two indexes differ")
     args = p.parse_args(argv)
     if not os.path.exists(args.root):
         from recall_workload import build_workload
@@ -95,6 +130,17 @@ def main(argv: list[str]) -> int:
                 cpu[label] = result["cpu"] / max(1, result["records"]) * 10_000
                 per_10k[label].append(row[label])
                 cpu_10k[label].append(cpu[label])
+                if repeat == 0:  # kept for the comparison (with its write-ahead log, if one is left)
+                    for suffix in ("", "-wal"):
+                        if (scratch / f"index.sqlite{suffix}").exists():
+                            shutil.copy(scratch / f"index.sqlite{suffix}", Path(folder) / f"{label}.sqlite{suffix}")
+            if repeat == 0:
+                ours, theirs = _digests(Path(folder) / "this.sqlite"), _digests(Path(folder) / f"{args.rev}.sqlite")
+                differ = sorted(t for t in ours.keys() | theirs.keys() if ours.get(t) != theirs.get(t))
+                print(f"index contents: {'the same' if not differ else 'DIFFERENT in ' + ', '.join(differ)} "
+                      f"({', '.join(sorted(ours))})", flush=True)
+                if differ and not args.allow_different:
+                    raise SystemExit("the two trees built different indexes (--allow-different to time them anyway)")
             print(f"repeat {repeat} load {load:.1f}: this {row['this']:.2f} s/10k (CPU {cpu['this']:.2f}), {args.rev} "
                   f"{row[args.rev]:.2f} s/10k (CPU {cpu[args.rev]:.2f}), {result['records']} records; {args.rev} / this "
                   f"{row[args.rev] / row['this']:.2f}x (CPU {cpu[args.rev] / cpu['this']:.2f}x)", flush=True)

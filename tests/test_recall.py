@@ -6,6 +6,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aptmem.compaction.policy import CompactionPolicy
 from aptmem.continuation import continue_session, create_session
@@ -320,3 +322,11 @@ def test_pack_shows_the_lines_that_answer_and_keeps_a_json_records_fields_togeth
     result = pack("Which ticket tracks the iris-notifier-3 outage?", hits, 1024)
     assert result.tokens <= 1024 and len(result.hits) == 8, "excerpts let every hit fit"
     assert "items[3].component: iris-notifier-3; items[3].ticket: PLAT-6003" in result.text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from("ab \t{}:"), max_size=40), max_size=12), st.integers(1, 120))
+def test_split_text_shortcut_equals_the_line_by_line_loop(lines: list[str], size: int) -> None:
+    from aptmem.recall.chunking import _grouped, split_text
+
+    assert split_text(lines, size) == _grouped(lines, size)

@@ -56,7 +56,8 @@ def test_token_ids_equal_wordllamas_on_real_transcripts(embedder: WordLlamaEmbed
 # and a literal byte-fallback name.
 _ALPHABET = st.sampled_from(list("ab Z9 _-.\n\t  ") + ["\u2581", "数据", "迁移", "é", "🙂", "{\"k\": 1}", "    ",
                                                         '{"key":"v4l",', '"}]', "2024-01-02T10:00:00Z", "it's",
-                                                        "x.com/a_b", "(f)", "<0x0A>", "=>", "'", "\\", "::", "~/", "٣", "²", "_x"])
+                                                        "x.com/a_b", "(f)", "<0x0A>", "=>", "'", "\\", "::", "~/", "٣", "²", "_x",
+                                                        "\x00", "\x0b", "\x0c", "\r", "\r\n"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -109,7 +110,7 @@ def test_coarse_then_exact_search_keeps_the_exact_top_10(tmp_path: Path) -> None
 
 
 def test_token_parts_never_cut_inside_a_vocabulary_entry() -> None:
-    from aptmem.recall.engines.embed import token_parts
+    from aptmem.recall.engines.wordllama_tokens import token_parts
 
     vocab = ["ab", "a", "b", '"', '"a', "1", ".", "c", "c.", "\n"]
     cut = token_parts(vocab)
@@ -126,9 +127,33 @@ def test_wordllamas_vocabulary_cuts_minified_json_into_repeating_parts(embedder:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(0, 3), st.text(st.characters(categories=("Lu", "Ll", "Lt", "Lm", "Lo")), min_size=1, max_size=30))
+@given(st.integers(0, 12), st.text(st.characters(categories=("Lu", "Ll", "Lt", "Lm", "Lo")), min_size=1, max_size=30))
 def test_a_piece_of_word_marks_and_letters_is_never_cut(embedder: WordLlamaEmbedder, marks: int, letters: str) -> None:
     # token_ids skips the cutting pattern for such pieces (str.isalpha): that must change no cut
     piece = "\u2581" * marks + letters
     assert piece.lstrip("\u2581").isalpha()
     assert embedder._cut.findall(piece) == [piece], repr(piece)
+
+
+def test_pieces_that_differ_only_in_lone_characters_keep_their_own_ids(embedder: WordLlamaEmbedder, reference) -> None:
+    # One shape ("\t" for every digit, newline, tab, vertical tab and form feed) for all of these:
+    # each piece's ids must still be its own, whether met in one call or in later ones.
+    texts = ["2024-05-22T20:29:00Z id=ceaba5d8\n[3].alert:", "2024-05-12T15:55:00Z id=7e4c71d3\n[1].queue:",
+             "1999-12-31T23:59:59Z id=00000000\t[0].x\x0b\x0c", "0\n1\t2\x0b3\x0c4 5\n\n6", "\x0c\x0b\t\n 9 8 7"]
+    assert embedder.token_ids(texts) == _reference_ids(reference, texts)
+    shuffled = [t.translate(str.maketrans("0123456789", "9876543210")) for t in texts]
+    assert embedder.token_ids(shuffled) == _reference_ids(reference, shuffled)
+
+
+def test_token_ids_stay_exact_when_the_memo_is_cleared(monkeypatch, reference) -> None:
+    from aptmem.recall.engines import wordllama_tokens
+
+    monkeypatch.setattr(wordllama_tokens, "MEMO_PIECES", 50)  # cleared several times below
+    small = WordLlamaEmbedder()
+    texts = _real_texts()[:120]
+    for start in range(0, len(texts), 7):
+        batch = texts[start : start + 7]
+        assert small.token_ids(batch) == _reference_ids(reference, batch), start
+        # bounded: at most the limit, or this batch's own pieces when they alone pass it
+        distinct = {key for t in batch for key in wordllama_tokens.piece_keys(t[:EMBED_CHARS])}
+        assert len(small._tokens._piece_row) <= max(50, len(distinct)), start

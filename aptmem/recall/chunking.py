@@ -34,19 +34,26 @@ _MAX_JSON_LINE = 4_000_000  # beyond this a line is not tried as JSON (memory)
 
 def flatten_json(value: Any, prefix: str = "") -> Iterator[str]:
     """Yield ``path: value`` lines for every leaf of a JSON value (``a.b[2].c: 5``)."""
+    out: list[str] = []
+    _flatten_into(out, value, prefix)
+    return iter(out)
+
+
+def _flatten_into(out: list[str], value: Any, prefix: str) -> None:
+    """Append the ``path: value`` lines of ``value`` to ``out`` (one list, no generator per level: a hot path of indexing)."""
     if isinstance(value, dict):
         if not value and prefix:
-            yield f"{prefix}: {{}}"
+            out.append(f"{prefix}: {{}}")
         for key, item in value.items():
-            yield from flatten_json(item, f"{prefix}.{key}" if prefix else str(key))
+            _flatten_into(out, item, f"{prefix}.{key}" if prefix else str(key))
     elif isinstance(value, list):
         if not value and prefix:
-            yield f"{prefix}: []"
+            out.append(f"{prefix}: []")
         for index, item in enumerate(value):
-            yield from flatten_json(item, f"{prefix}[{index}]")
+            _flatten_into(out, item, f"{prefix}[{index}]")
     else:
         shown = value if isinstance(value, str) else msgspec.json.encode(value).decode()
-        yield f"{prefix}: {shown}" if prefix else str(shown)
+        out.append(f"{prefix}: {shown}" if prefix else str(shown))
 
 
 def _as_json(text: str) -> Any | None:
@@ -66,6 +73,8 @@ def structured_lines(text: str) -> list[str]:
     whole = _as_json(text)
     if whole is not None:
         return list(flatten_json(whole))
+    if "{" not in text and "[" not in text:  # no JSON on any line: the lines as they are
+        return text.splitlines()
     out: list[str] = []
     for line in text.splitlines():
         value = _as_json(line) if "{" in line or "[" in line else None
@@ -85,11 +94,19 @@ def structured_lines(text: str) -> list[str]:
 
 def split_text(lines: list[str], size: int = CHUNK_CHARS) -> list[str]:
     """Group lines into pieces of at most about ``size`` characters (cutting over-long lines)."""
+    whole = "\n".join(lines)
+    if len(whole) < size:  # every line fits after the ones before it: one piece, as the loop would make
+        return [whole] if whole.strip() else []
+    return _grouped(lines, size)
+
+
+def _grouped(lines: list[str], size: int) -> list[str]:
+    """:func:`split_text` line by line: a piece ends before the line that would take it past ``size``."""
     pieces: list[str] = []
     current: list[str] = []
     length = 0
     for line in lines:
-        for part in _cut(line, size):
+        for part in (line,) if len(line) <= size else _cut(line, size):
             if current and length + len(part) + 1 > size:
                 pieces.append("\n".join(current))
                 current, length = [], 0

@@ -24,7 +24,6 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
-from itertools import chain
 from typing import Any, Protocol, runtime_checkable
 
 from aptmem.errors import RecallEngineUnavailable
@@ -64,76 +63,17 @@ def _numpy() -> Any:
     return numpy
 
 
-#: WordLlama's tokenizer (Llama's SentencePiece BPE) writes spaces as U+2581 and has no
-#: pre-tokenizer. No token of its vocabulary holds a U+2581 after another character (checked when
-#: the model loads), so no BPE merge crosses the start of a run of U+2581: a text's tokens are the
-#: tokens of its pieces, each piece a run of U+2581 and the characters up to the next run.
+#: WordLlama's tokenizer writes spaces as U+2581 (see :mod:`aptmem.recall.engines.wordllama_tokens`).
 _SPACE = "\u2581"
-_PIECES = re.compile(f"{_SPACE}*[^{_SPACE}]+|{_SPACE}+")
-#: A byte-fallback token (``<0x0A>``): never the result of a merge, so it constrains no split.
-_BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")
-_LETTER = r"[^\W\d_]"
-#: Pieces remembered with their token ids (ids only: a few hundred bytes each); the memo is
-#: cleared when it grows past this, so a long build stays bounded.
-_MEMO_PIECES = 500_000
-
-
-def token_parts(vocab: Sequence[str]) -> re.Pattern[str]:
-    """A pattern whose ``findall`` cuts a piece into parts at places no token of ``vocab`` spans.
-
-    A BPE token is a vocabulary entry and merges never cross a place no entry spans, so the parts'
-    tokens, joined, are exactly the piece's tokens. The places are derived from the vocabulary,
-    not assumed:
-
-    * around every character that only ever stands alone in a token (Llama splits digits; it
-      has no newline token, a newline is byte fallback);
-    * between a punctuation mark no token has before a letter and the letter after it, and
-      between a letter and a punctuation mark no token has after a letter (``":"a"`` in JSON).
-
-    The pattern consumes one part at a time (each character looks ahead at the next one): a
-    zero-width split with look-behinds costs about twice as much.
-    """
-    multi = "\x00".join(t for t in vocab if len(t) > 1)
-    in_multi = set(multi)
-    marks = [chr(c) for c in range(33, 127) if not chr(c).isalnum()]
-
-    def chars(cs: Sequence[str]) -> str:
-        return "".join(re.escape(c) for c in cs) or "\x00"  # NUL: no letter, mark or digit
-
-    alone = chars(sorted({ch for ch in "0123456789\n\t\r\f\v" if ch not in in_multi}))
-    before_letter = chars([m for m in marks if not re.search(re.escape(m) + _LETTER, multi)])
-    after_letter = chars([m for m in marks if not re.search(_LETTER + re.escape(m), multi)])
-    # A character joins the part of the next one unless the place between them is a cut:
-    # a letter before a mark of after_letter, a mark of before_letter before a letter, anything
-    # before a character that stands alone.
-    letter = f"{_LETTER}(?![{after_letter}{alone}])"
-    mark = f"[{before_letter}](?!{_LETTER}|[{alone}])"
-    other = f"(?:[^\\w{alone}{before_letter}]|(?![{alone}{before_letter}])[\\d_])(?![{alone}])"
-    return re.compile(f"[{alone}]|(?:{letter}|{mark}|{other})*[^{alone}]")
-
-
-def _piece_keys(text: str) -> list[str]:
-    """The keys of a text's pieces (see :data:`_PIECES`): each piece without its first U+2581, spaces for the others.
-
-    A piece is a run of spaces (as U+2581) and the characters up to the next run, so for a text
-    with single spaces only, no U+2581 and no space at either end, the keys are
-    ``text.split(" ")``: one pass in C instead of a pattern over the text (the piece of a key is
-    U+2581 and the key, its spaces as U+2581). Any other text is split by the pattern itself.
-    """
-    text = text[:EMBED_CHARS]
-    if not text:
-        return []
-    if "  " not in text and text[0] != " " and text[-1] != " " and _SPACE not in text:
-        return text.split(" ")
-    return [piece[1:].replace(_SPACE, " ") for piece in _PIECES.findall(_SPACE + text.replace(" ", _SPACE))]
 
 
 class WordLlamaEmbedder:
     """WordLlama's 256-dimension model from inside its wheel, loaded with no network.
 
     Tokenizing is most of an embedding's cost, and histories repeat their words: each distinct
-    piece (see :data:`_PIECES`) is tokenized once per process and remembered, which gives exactly
-    the token ids of tokenizing the whole text (``tests/test_recall_embed.py`` checks it).
+    piece is tokenized once per process and remembered
+    (:class:`~aptmem.recall.engines.wordllama_tokens.PieceTokenizer`), which gives exactly the
+    token ids of tokenizing the whole text (``tests/test_recall_embed.py`` checks it).
     """
 
     name = "wordllama"
@@ -149,6 +89,8 @@ class WordLlamaEmbedder:
         try:
             import wordllama
             from tokenizers import Tokenizer
+
+            from aptmem.recall.engines.wordllama_tokens import PieceTokenizer
         except ImportError as exc:
             raise RecallEngineUnavailable(self.name, "wordllama", self.extra) from exc
         # The wheel ships its weights and tokenizer; pointing cache_dir at the package folder and
@@ -165,41 +107,14 @@ class WordLlamaEmbedder:
         config["normalizer"] = None
         config["post_processor"] = None
         config["padding"] = config["truncation"] = None
-        self._pieces = Tokenizer.from_str(json.dumps(config))
-        self._cut = token_parts([t for t in config["model"]["vocab"] if not _BYTE_TOKEN.fullmatch(t)])
-        self._memo: dict[str, list[str]] = {}  # a piece's key -> its parts
-        self._parts: dict[str, list[int]] = {}  # a part -> its token ids
+        self._tokens = PieceTokenizer(Tokenizer.from_str(json.dumps(config)), list(config["model"]["vocab"]))
+        self._cut = self._tokens.cut
         self._table = model.embedding
         self._vocab = model.embedding.shape[0]
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids (of its first :data:`EMBED_CHARS` characters), as WordLlama's tokenizer gives them."""
-        split = [_piece_keys(t) for t in texts]
-        memo = self._memo
-        # Set operations over the keys run in C: most of a text's pieces are known already.
-        new = set(chain.from_iterable(split)).difference(memo)
-        if len(memo) + len(new) > _MEMO_PIECES:
-            memo.clear()
-            self._parts.clear()
-            new = set(chain.from_iterable(split))
-        # A new piece is cut where no token can span (see token_parts) and its parts are
-        # tokenized once each: a minified JSON line is one long piece, but its keys, punctuation
-        # and digits repeat, so most of its parts are known already (the 20k-record benchmark:
-        # 2.7M characters of new pieces, 0.1M of new parts).
-        cut = self._cut.findall
-        # A piece of word marks and letters has no cut (cuts fall at digits, newlines and ASCII
-        # marks only): most new pieces are words, and str.isalpha is far cheaper than the pattern.
-        parts = {key: [_SPACE + key] if key.isalpha() else cut(_SPACE + key.replace(" ", _SPACE)) for key in new}
-        memo.update(parts)
-        parts_memo = self._parts
-        fresh = list(set(chain.from_iterable(parts.values())).difference(parts_memo))
-        for part, encoding in zip(fresh, self._pieces.encode_batch_fast(fresh, add_special_tokens=False)):
-            parts_memo[part] = encoding.ids
-        # A piece is remembered as its parts, not as its ids: most cut pieces (a JSON line, a
-        # log line with its timestamp) occur once, and joining their parts' ids into a list of
-        # their own cost as much again as reading the text's ids from its parts directly.
-        piece_parts, part_ids = memo.__getitem__, parts_memo.__getitem__
-        return [list(chain.from_iterable(map(part_ids, chain.from_iterable(map(piece_parts, keys))))) for keys in split]
+        return self._tokens.token_ids([t[:EMBED_CHARS] for t in texts])
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Mean of each text's token vectors, normalized (WordLlama's pooling, without padding)."""
@@ -207,19 +122,20 @@ class WordLlamaEmbedder:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.token_ids(texts)
+        ids, lengths = self._tokens.token_arrays([t[:EMBED_CHARS] for t in texts])
+        ids = np.clip(ids.astype(np.int64), 0, self._vocab - 1)
+        offsets = np.concatenate(([0], np.cumsum(lengths)))
         for start in range(0, len(texts), _POOL_BATCH):
-            ids = encodings[start : start + _POOL_BATCH]
-            lengths = np.array([len(i) for i in ids], dtype=np.int64)
-            if not lengths.sum():
+            stop = min(start + _POOL_BATCH, len(texts))
+            if offsets[stop] == offsets[start]:
                 continue
-            flat = np.clip(np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum())), 0, self._vocab - 1)
-            rows = np.repeat(np.arange(len(ids)), lengths)
+            flat, counted = ids[offsets[start] : offsets[stop]], lengths[start:stop]
+            rows = np.repeat(np.arange(stop - start), counted)
             # A bag of tokens per text (texts x distinct tokens) times those tokens' vectors: one
             # BLAS product instead of gathering a vector per token occurrence.
             vocab, column = np.unique(flat, return_inverse=True)
-            counts = np.bincount(rows * len(vocab) + column, minlength=len(ids) * len(vocab)).reshape(len(ids), len(vocab))
-            out[start : start + len(ids)] = (counts.astype(np.float32) @ self._table[vocab]) / np.maximum(lengths, 1)[:, None]
+            counts = np.bincount(rows * len(vocab) + column, minlength=(stop - start) * len(vocab)).reshape(stop - start, len(vocab))
+            out[start:stop] = (counts.astype(np.float32) @ self._table[vocab]) / np.maximum(counted, 1)[:, None]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return out / norms
