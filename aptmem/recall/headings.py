@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["JOIN", "MAX_CHARS", "headings"]
+__all__ = ["JOIN", "MAX_CHARS", "headings", "shape"]
 
 JOIN = " › "
 #: A line's headings are cut to about this many characters, keeping the innermost.
@@ -35,6 +35,19 @@ _SETTING = re.compile(r"\s*([#;]|[\w.\"'-]+\s*=|\[)")
 _MD_HEADING = re.compile(r"#{1,6} \S")
 #: A line that opens an indented block: a key and a colon with nothing after it.
 _BLOCK_KEY = re.compile(r"[^\s#|][^:]{0,80}:")
+
+
+_WORDISH = re.compile(r"[^\W_]+")
+_SPACES = re.compile(r"\s+")
+
+
+def shape(line: str) -> str:
+    """The form of ``line`` without its words and numbers: the rows of one listing share it.
+
+    ``orchid-1a2b   1/1   Running`` and ``kiwi-9f   1/1   Running`` are both ``w-w w/w w``;
+    ``beacon,pg-beacon-5.db2.internal,5432,2`` is not.
+    """
+    return _SPACES.sub(" ", _WORDISH.sub("w", line)).strip()
 
 
 def _diff_file(stripped: str) -> str | None:

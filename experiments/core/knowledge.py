@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from aptmem.memory.facts import tokens
-from aptmem.recall.headings import headings
+from aptmem.recall.headings import headings, shape
 from aptmem.session import Session
 
 __all__ = ["UNIT_CHARS", "Judged", "Unit", "judge", "packet", "present", "rendered", "searched", "units", "where"]
@@ -146,15 +146,15 @@ def packet(ranked: Sequence[int], all_units: Sequence[Unit], budget: int | None,
     (:func:`searched`); ``cost_of(i)`` the tokens unit ``i`` takes in a packet (its
     :attr:`Unit.shown`). With ``query``, the reader skips a line it has already taken (the
     newest copy is taken: ties rank the later unit first), and a unit whose own line matches the
-    same of the query's terms as a line already taken from the same message waits until every
-    other unit was tried: the rows of one table or log that all name the subject say it once, and
-    the budget goes to other messages. (A line that matches only through its heading does not
-    wait: the lines of one block say different things about the thing the heading names.)
+    same of the query's terms as a line of the same :func:`~aptmem.recall.headings.shape` already
+    taken waits until every other unit was tried: the rows of a listing that all name the subject
+    (in one output, or in the same command's output run again) say it once, and the budget goes to
+    lines of other forms (the lines of one YAML block differ in form: they are not held back).
     """
     terms = _words(query)
     chosen: list[Unit] = []
     waiting: list[int] = []
-    taken: set[tuple[int, frozenset[str]]] = set()
+    taken: set[tuple[frozenset[str], str]] = set()
     seen: set[str] = set()
     left = budget
     for index in ranked:
@@ -162,8 +162,8 @@ def packet(ranked: Sequence[int], all_units: Sequence[Unit], budget: int | None,
         if terms and left is not None:
             if unit.shown in seen:  # the same line again says nothing new
                 continue
-            key = (unit.message, terms.intersection(_words(unit.text)))
-            if key[1] and key in taken:
+            key = (terms.intersection(_words(unit.text)), shape(unit.text))
+            if key in taken:
                 waiting.append(index)
                 continue
         if left is not None:
