@@ -84,8 +84,8 @@ def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) 
 
     A term matches as a substring of the lowercased piece or its heading (so a stem matches its
     inflections: ``endpoint`` in ``endpoints``); terms shorter than 2 characters are ignored. Of
-    the pieces of one :func:`~aptmem.recall.headings.shape` whose own text holds the same terms,
-    only the first is shown (the rows of one listing that all name the subject say it once; the
+    the pieces of one :func:`~aptmem.recall.headings.shape` that hold the same terms (with their
+    heading), only the first is shown (the rows of one listing that all name the subject say it once; the
     lines of one YAML block differ in form).
     """
     pieces = _pieces(text)
@@ -93,15 +93,15 @@ def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) 
     scored = []
     said: set[tuple[frozenset[str], str]] = set()
     for position, (heading, piece) in enumerate(pieces):
-        own = frozenset(t for t in wanted if t in piece.lower())
-        through = sum(1 for t in wanted if t not in own and t in heading.lower())
-        if not own and not through:
+        low = f"{heading}\n{piece}".lower()
+        held = frozenset(t for t in wanted if t in low)
+        if not held:
             continue
-        row = (own, shape(piece))
+        row = (held, shape(piece))
         if row in said:
             continue
         said.add(row)
-        scored.append((-(len(own) + through), position))
+        scored.append((-len(held), position))
     shown = [_MARK + (f"{h}{JOIN}{p}" if h else p) for h, p in pieces]
     chosen: list[int] = []
     left = tokens

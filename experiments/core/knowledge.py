@@ -145,11 +145,11 @@ def packet(ranked: Sequence[int], all_units: Sequence[Unit], budget: int | None,
     ``ranked`` is :meth:`Ranker.rank` of the question over ``all_units``' search texts
     (:func:`searched`); ``cost_of(i)`` the tokens unit ``i`` takes in a packet (its
     :attr:`Unit.shown`). With ``query``, the reader skips a line it has already taken (the
-    newest copy is taken: ties rank the later unit first), and a unit whose own line matches the
-    same of the query's terms as a line of the same :func:`~aptmem.recall.headings.shape` already
-    taken waits until every other unit was tried: the rows of a listing that all name the subject
-    (in one output, or in the same command's output run again) say it once, and the budget goes to
-    lines of other forms (the lines of one YAML block differ in form: they are not held back).
+    newest copy is taken: ties rank the later unit first), and a unit that matches the same of the
+    query's terms (with its heading) as a line of the same :func:`~aptmem.recall.headings.shape`
+    already taken waits until every other unit was tried: the rows of a listing that all name the
+    subject (in one output, or in the same command's output run again) say it once, and the budget
+    goes to lines of other forms (the lines of one YAML block differ in form: they are not held back).
     """
     terms = _words(query)
     chosen: list[Unit] = []
@@ -162,7 +162,7 @@ def packet(ranked: Sequence[int], all_units: Sequence[Unit], budget: int | None,
         if terms and left is not None:
             if unit.shown in seen:  # the same line again says nothing new
                 continue
-            key = (terms.intersection(_words(unit.text)), shape(unit.text))
+            key = (terms.intersection(_words(searched(unit))), shape(unit.text))
             if key in taken:
                 waiting.append(index)
                 continue
