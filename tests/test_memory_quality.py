@@ -77,6 +77,30 @@ def test_a_packet_takes_the_best_ranked_units_that_fit_the_budget() -> None:
     assert len(packet([1, 0, 2], parts, None, lambda i: 1)) == 3
 
 
+def test_a_unit_carries_its_heading_and_the_reader_finds_the_line_by_it() -> None:
+    from aptmem.memory.lexical import Ranker
+    from experiments.core.knowledge import searched
+
+    yaml = "deploy:\n  orchid:\n    replicas: 3\n    image_tag: 4.1.0\n  basalt:\n    image_tag: 9.9.9"
+    parts = units([("user", "what runs where?"), ("tool", yaml)])
+    line = next(u for u in parts if u.text == "image_tag: 4.1.0")
+    assert (line.message, line.context) == (1, "deploy: › orchid:") and line.shown == "deploy: › orchid: › image_tag: 4.1.0"
+    with Ranker([searched(u) for u in parts]) as ranker:
+        assert parts[ranker.rank("image tag of orchid?")[0]] == line
+    assert judge(Judged(type="fact", subject="orchid", answers=("4.1.0",)), [line])
+
+
+def test_a_packet_takes_a_line_once_and_one_row_per_message_before_the_rest() -> None:
+    rows = "\n".join(f"kiwi-{i:05d}   1/1   Running" for i in range(20))
+    parts = units([("tool", rows), ("user", "kiwi belongs to Ingrid"), ("tool", "kiwi 1/1"), ("tool", "kiwi 1/1")])
+    ranked = list(range(len(parts)))  # the rows first, as BM25 ranks short lines that name the subject
+    chosen = packet(ranked, parts, 12, lambda i: 2, "who owns kiwi?")
+    texts = [u.text for u in chosen]
+    assert "kiwi belongs to Ingrid" in texts and texts.count("kiwi 1/1") == 1, texts
+    assert texts[0] == "kiwi-00000   1/1   Running" and sum("Running" in t for t in texts) == 12 // 2 - 2, texts
+    assert len(packet(ranked, parts, None, lambda i: 2, "who owns kiwi?")) == len(parts), "no budget: every unit"
+
+
 def test_a_long_line_is_cut_into_units_and_nothing_is_lost() -> None:
     line = ",".join(f'{{"id":{i},"name":"n{i}"}}' for i in range(200))
     parts = units([("tool", line)])

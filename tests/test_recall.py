@@ -330,3 +330,16 @@ def test_split_text_shortcut_equals_the_line_by_line_loop(lines: list[str], size
     from aptmem.recall.chunking import _grouped, split_text
 
     assert split_text(lines, size) == _grouped(lines, size)
+
+
+def test_pack_excerpts_name_their_heading_show_a_listing_once_and_skip_repeated_texts() -> None:
+    yaml = "\n".join(["jobs:", *(f"  svc{i}-reindex:\n    schedule: \"{i} 3 * * 0\"\n    concurrency: Forbid" for i in range(40))])
+    rows = "\n".join(f"prism-{i:05x}   1/1   Running   {i % 9}   3m" for i in range(80))
+    hits = [Hit(session_id="s", entry_id="yaml", level="l3", kind="chunk", score=3.0, text=yaml.replace("svc7-", "prism-")),
+            Hit(session_id="s", entry_id="pods", level="l3", kind="chunk", score=2.0, text=rows),
+            Hit(session_id="s", entry_id="args", level="l3", kind="chunk", score=1.5, text='{"path":"deploy/prism.yaml"}'),
+            Hit(session_id="s", entry_id="again", level="l3", kind="chunk", score=1.0, text='{"path":"deploy/prism.yaml"}')]
+    result = pack("When does prism reindex?", hits, 1024)
+    assert '… jobs: › prism-reindex: › schedule: "7 3 * * 0"' in result.text, result.text
+    assert result.text.count("Running") == 1, "rows of one form with the same terms: the first one"
+    assert [h.entry_id for h in result.hits] == ["yaml", "pods", "args"], "the repeated text is not shown again"

@@ -2,11 +2,13 @@
 
 The packet holds the best hits that fit, laid out in the order they happened (see
 :func:`in_time_order`), each headed by its rank and evidence (level, session, entry, score) and
-followed by its text. A hit whose text costs more than its share of the budget (a quarter, so
-that several hits fit) is shown as an *excerpt*: the lines (and pieces of long lines) that hold the
-question's terms, most terms first, in their order in the record, each excerpt line marked with
-``…``; a hit with no such line is shortened (with a visible marker). Hits that no longer fit at all
-are left out. Tokens are counted with the
+followed by its text. A hit whose text costs more than a sixteenth of the budget is shown as an
+*excerpt* of at most a quarter of it (so that many hits fit): the lines (and pieces of long lines)
+that hold the question's terms, most terms first, in their order in the record, each excerpt line
+marked with ``…`` and headed by what it belongs to (:mod:`aptmem.recall.headings`: a YAML line by
+its keys, a diff line by its file); of the rows of one form that hold the same terms only the
+first is shown. A hit with no such line is shortened (with a visible marker); a text already
+shown is not shown again. Hits that no longer fit at all are left out. Tokens are counted with the
 ``medium`` tier (script-aware, no tokenizer needed), which is what a caller would budget with.
 """
 
@@ -23,6 +25,7 @@ from aptmem.errors import NotASessionError
 from aptmem.recall.abstain import abstain
 from aptmem.recall.analyze import query_tokens
 from aptmem.recall.engines import DEFAULT_ENGINE
+from aptmem.recall.headings import JOIN, headings, shape
 from aptmem.recall.index import COMMIT_SECONDS, RecallIndex, file_token
 from aptmem.recall.records import Hit
 from aptmem.recall.schema import INDEX_NAME, previous_settings, remove_index
@@ -33,8 +36,10 @@ __all__ = ["RecallResult", "excerpt", "in_time_order", "open_index", "pack", "re
 _CUT = " [...]"
 #: A hit is not shown at all when fewer tokens than this are left for its text.
 MIN_TEXT_TOKENS = 16
-#: A hit's text is excerpted when it costs more than this share of the packet's budget.
+#: A hit's text is excerpted to at most this share of the packet's budget ...
 HIT_SHARE = 0.25
+#: ... when it costs more than this share: the lines that answer, not a whole chunk, so more hits fit.
+WHOLE_SHARE = 0.0625
 #: Long lines are cut into pieces of about this many characters before excerpting.
 PIECE_CHARS = 240
 _BREAK = re.compile(r"[\s,，。;；]")
@@ -45,53 +50,67 @@ _MARK = "… "
 _PARENT = re.compile(r"^([^\s:]+)[.\[][^.\[\s:]*\]?: ")
 
 
-def _pieces(text: str) -> list[str]:
-    """The lines of ``text``, a long line cut (at a space or punctuation) into pieces of about :data:`PIECE_CHARS`.
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """(heading, piece) for the lines of ``text``, a long line cut (at a space or punctuation) into pieces of about :data:`PIECE_CHARS`.
 
-    Consecutive flattened JSON lines of one parent object (``items[8].component: x``,
-    ``items[8].ticket: y``) are one piece, joined by ``; ``: a record's fields answer together.
+    A line's heading (:func:`aptmem.recall.headings.headings`: the diff's file, the TOML section,
+    the YAML keys above it, the table's header) is shown before it, joined by ``›``, so an excerpt
+    line still names its thing. Consecutive flattened JSON lines of one parent object
+    (``items[8].component: x``, ``items[8].ticket: y``) are one piece, joined by ``; ``: a record's
+    fields answer together.
     """
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     parent = None
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for line, heading in zip(lines, headings(lines), strict=True):
         line = line.strip()
         match = _PARENT.match(line)
-        if match and match.group(1) == parent and len(out[-1]) + len(line) < 2 * PIECE_CHARS:
-            out[-1] += "; " + line
+        if match and match.group(1) == parent and len(out[-1][1]) + len(line) < 2 * PIECE_CHARS:
+            out[-1] = (out[-1][0], out[-1][1] + "; " + line)
             continue
         parent = match.group(1) if match else None
         while len(line) > PIECE_CHARS:
             cut = max((m.end() for m in _BREAK.finditer(line, PIECE_CHARS // 2, PIECE_CHARS)), default=PIECE_CHARS)
-            out.append(line[:cut].strip())
+            out.append((heading, line[:cut].strip()))
             line = line[cut:].strip()
             parent = None
         if line:
-            out.append(line)
+            out.append((heading, line))
     return out
 
 
 def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) -> str:
     """The pieces of ``text`` holding the most of ``terms`` (lowercase), in text order, within ``tokens``; "" if none does.
 
-    A term matches as a substring of the lowercased piece (so a stem matches its inflections:
-    ``endpoint`` in ``endpoints``); terms shorter than 2 characters are ignored.
+    A term matches as a substring of the lowercased piece or its heading (so a stem matches its
+    inflections: ``endpoint`` in ``endpoints``); terms shorter than 2 characters are ignored. Of
+    the pieces of one :func:`~aptmem.recall.headings.shape` that hold the same terms (with their
+    heading), only the first is shown (the rows of one listing that all name the subject say it once; the
+    lines of one YAML block differ in form).
     """
     pieces = _pieces(text)
     wanted = [t for t in terms if len(t) >= 2]
     scored = []
-    for position, piece in enumerate(pieces):
-        low = piece.lower()
-        hits = sum(1 for t in wanted if t in low)
-        if hits:
-            scored.append((-hits, position))
+    said: set[tuple[frozenset[str], str]] = set()
+    for position, (heading, piece) in enumerate(pieces):
+        low = f"{heading}\n{piece}".lower()
+        held = frozenset(t for t in wanted if t in low)
+        if not held:
+            continue
+        row = (held, shape(piece))
+        if row in said:
+            continue
+        said.add(row)
+        scored.append((-len(held), position))
+    shown = [_MARK + (f"{h}{JOIN}{p}" if h else p) for h, p in pieces]
     chosen: list[int] = []
     left = tokens
     for _, position in sorted(scored):
-        cost = estimator.count(_MARK + pieces[position]) + 1
+        cost = estimator.count(shown[position]) + 1
         if cost <= left:
             chosen.append(position)
             left -= cost
-    return "\n".join(_MARK + pieces[p] for p in sorted(chosen))
+    return "\n".join(shown[p] for p in sorted(chosen))
 
 
 class RecallResult(msgspec.Struct, kw_only=True):
@@ -131,6 +150,8 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
     estimator = estimator or get_estimator("medium")
     terms = query_tokens(question)
     share = max(MIN_TEXT_TOKENS, int(budget * HIT_SHARE))
+    whole = max(MIN_TEXT_TOKENS, int(budget * WHOLE_SHARE))
+    said: set[str] = set()  # texts shown: the same text again (a tool call's arguments, repeated) says nothing new
     head = f"Recalled for: {question}"
     parts = [head]
     used = estimator.count(head)
@@ -143,7 +164,7 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
         block = ""
         while room >= MIN_TEXT_TOKENS:
             text = hit.text
-            if estimator.count(text) > min(room, share):  # too long for its share: the lines that answer
+            if estimator.count(text) > min(room, whole):  # longer than a few lines: the lines that answer
                 text = excerpt(text, terms, min(room, share), estimator) or _shorten(text, min(room, share), estimator)
             block = f"{header}\n{text}" if text else ""
             # Token counts of joined texts are not exactly the sum of their parts: check the whole.
@@ -154,6 +175,9 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
             block = ""
         if not block:
             break
+        if text in said:
+            continue
+        said.add(text)
         parts.append(block)
         used = estimator.count("\n".join(parts))
         shown.append(hit)

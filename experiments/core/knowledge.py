@@ -35,21 +35,36 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
+from aptmem.memory.facts import tokens
+from aptmem.recall.headings import headings, shape
 from aptmem.session import Session
 
-__all__ = ["UNIT_CHARS", "Judged", "Unit", "judge", "packet", "present", "rendered", "units", "where"]
+__all__ = ["UNIT_CHARS", "Judged", "Unit", "judge", "packet", "present", "rendered", "searched", "units", "where"]
 
 #: A line longer than this is cut into pieces of about this many characters (at a space or a comma).
 UNIT_CHARS = 320
 _BREAK = re.compile(r"[\s,，。;]")
+_INDEX_WORD = re.compile(r"[^\W_]+")
 
 
 class Unit(msgspec.Struct, frozen=True):
-    """A line (or piece of one) of the rendering: its text, its place, the message role it is in."""
+    """A line (or piece of one) of the rendering: its text, its place, the message role it is in.
+
+    ``message`` numbers the message it is in; ``context`` is the heading it belongs to in that
+    message (:func:`headings`), "" if none: the reader searches and shows it with the line
+    (:attr:`shown`), the judge reads only ``text``.
+    """
 
     text: str
     position: int
     role: str
+    message: int = 0
+    context: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The unit as a packet shows it: its heading, then the line."""
+        return f"{self.context} › {self.text}" if self.context else self.text
 
 
 class Judged(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,13 +109,14 @@ def _pieces(line: str) -> list[str]:
 
 
 def units(messages: Sequence[tuple[str, str]]) -> list[Unit]:
-    """The rendering cut into units, in context order."""
+    """The rendering cut into units, in context order, each with the heading it belongs to."""
     out: list[Unit] = []
-    for role, text in messages:
-        for line in text.splitlines():
+    for number, (role, text) in enumerate(messages):
+        lines = text.splitlines()
+        for line, context in zip(lines, headings(lines), strict=True):
             for piece in _pieces(line.strip()):
                 if piece:
-                    out.append(Unit(piece, len(out), role))
+                    out.append(Unit(piece, len(out), role, number, context))
     return out
 
 
@@ -123,23 +139,59 @@ def where(item: Judged, messages: Sequence[tuple[str, str]]) -> str:
 
 
 def packet(ranked: Sequence[int], all_units: Sequence[Unit], budget: int | None,
-           cost_of: Callable[[int], int]) -> list[Unit]:
+           cost_of: Callable[[int], int], query: str = "") -> list[Unit]:
     """The units a reader takes within ``budget`` tokens (None: every one), best first.
 
-    ``ranked`` is :meth:`Ranker.rank` of the question over ``all_units``' texts; ``cost_of(i)``
-    the tokens unit ``i`` takes in a packet.
+    ``ranked`` is :meth:`Ranker.rank` of the question over ``all_units``' search texts
+    (:func:`searched`); ``cost_of(i)`` the tokens unit ``i`` takes in a packet (its
+    :attr:`Unit.shown`). With ``query``, the reader skips a line it has already taken (the
+    newest copy is taken: ties rank the later unit first), and a unit that matches the same of the
+    query's terms (with its heading) as a line of the same :func:`~aptmem.recall.headings.shape`
+    already taken waits until every other unit was tried: the rows of a listing that all name the
+    subject (in one output, or in the same command's output run again) say it once, and the budget
+    goes to lines of other forms (the lines of one YAML block differ in form: they are not held back).
     """
+    terms = _words(query)
     chosen: list[Unit] = []
+    waiting: list[int] = []
+    taken: set[tuple[frozenset[str], str]] = set()
+    seen: set[str] = set()
     left = budget
     for index in ranked:
         unit = all_units[index]
+        if terms and left is not None:
+            if unit.shown in seen:  # the same line again says nothing new
+                continue
+            key = (terms.intersection(_words(searched(unit))), shape(unit.text))
+            if key in taken:
+                waiting.append(index)
+                continue
         if left is not None:
             cost = cost_of(index)
             if cost > left:
                 continue
             left -= cost
+            if terms:
+                taken.add(key)
+                seen.add(unit.shown)
         chosen.append(unit)
+    for index in waiting:
+        assert left is not None
+        cost = cost_of(index)
+        if cost <= left:
+            left -= cost
+            chosen.append(all_units[index])
     return chosen
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words the ranker's index holds for ``text`` (FTS5's unicode61 splits a term at marks: ``kiwi-`` is ``kiwi``)."""
+    return frozenset(_INDEX_WORD.findall(" ".join(tokens(text))))
+
+
+def searched(unit: Unit) -> str:
+    """The text a reader matches a question against: the unit's heading and line."""
+    return f"{unit.context} {unit.text}" if unit.context else unit.text
 
 
 def _names_one(item: Judged, text: str) -> bool:

@@ -10,7 +10,9 @@ the recall index the strategy kept up to date. :class:`RecallScores` then, on th
   entry and session level, the share of an aggregation's evidence in the top 10, the absent-fact
   false positive: the top hit is some planted item's evidence entry), and answerability of the
   1,024-token recall packet (:func:`aptmem.recall.api.pack`) with the measurement's own judge
-  (:func:`.scorer.judge`, the same rules as the context's packets).
+  (:func:`.scorer.judge`, the same rules as the context's packets); with, to tell where an answer
+  is lost, how many hits the packet shows (``shown``) and whether every answer is in its text
+  (``answers_in_packet``).
 
 Evidence is (session id, entry id): the workload's entry ids are unique across its sessions, and
 the session each landed in is read from the index. Rows go to ``memory_recall`` (one per strategy,
@@ -45,7 +47,8 @@ RECALL_SCHEMA = {**_KEY, "item": pl.String, "type": pl.String, "lang": pl.String
                  "evidence": pl.Int64, "evidence_indexed": pl.Int64, "entry_rank": pl.Int64, "session_rank": pl.Int64,
                  **{f"{level}_recall@{k}": pl.Float64 for level in ("entry", "session") for k in (1, 5, 10)},
                  "entry_ndcg@10": pl.Float64, "session_ndcg@10": pl.Float64, "entry_rr": pl.Float64,
-                 "session_rr": pl.Float64, "evidence_share10": pl.Float64, "answerable": pl.Boolean,
+                 "session_rr": pl.Float64, "evidence_share10": pl.Float64, "shown": pl.Int64,
+                 "answers_in_packet": pl.Boolean, "answerable": pl.Boolean,
                  "false_positive": pl.Boolean, "top_score": pl.Float64, "hits": pl.Int64, "query_ms": pl.Float64}
 RECALL_RUN_SCHEMA = {**_KEY, "engine": pl.String, "level": pl.String, "l3": pl.String, "records": pl.Int64,
                      "bytes": pl.Int64, "build_seconds": pl.Float64, "seconds_per_10k": pl.Float64,
@@ -123,7 +126,8 @@ class RecallScores:
                     **{f"session_recall@{k}": v for k, v in verdict.session_recall.items()},
                     "entry_ndcg@10": verdict.entry_ndcg10, "session_ndcg@10": verdict.session_ndcg10,
                     "entry_rr": verdict.entry_rr, "session_rr": verdict.session_rr,
-                    "evidence_share10": verdict.evidence_share10,
+                    "evidence_share10": verdict.evidence_share10, "shown": len(packet.hits),
+                    "answers_in_packet": all(a in packet.text for a in item.answers),
                     "answerable": judge_packet(judged, units([("system", packet.text)])),
                     "false_positive": verdict.false_positive, "top_score": hits[0].score if hits else None,
                     "hits": len(hits), "query_ms": elapsed})

@@ -34,7 +34,7 @@ from aptmem.memory.registry import record_strategy
 from aptmem.session import Session
 from aptmem.tokens import Estimator, render_entry
 from aptmem.working_memory import WorkingMemory
-from experiments.core.knowledge import Unit, judge, packet, present, rendered, units, where
+from experiments.core.knowledge import Unit, judge, packet, present, rendered, searched, units, where
 from experiments.measurements.memory_quality.workload import Workload
 
 __all__ = ["RunRows", "WORDINGS", "replay_workload"]
@@ -185,17 +185,17 @@ class _Run:
                     key = 0 if messages == base else hash(tuple(messages))
                     if key not in index:
                         parts = units(messages)  # (a query-dependent rendering differs only in its system message)
-                        index[key] = (parts, Ranker([u.text for u in parts]), {})
+                        index[key] = (parts, Ranker([searched(u) for u in parts]), {})
                     parts, ranker, costs = index[key]
 
                     def cost_of(i: int, parts: list[Unit] = parts, costs: dict[int, int] = costs) -> int:
                         if i not in costs:
-                            costs[i] = count(parts[i].text) + 1
+                            costs[i] = count(parts[i].shown) + 1
                         return costs[i]
 
                     ranked = ranker.rank(question)
                     for budget in [None, *self.budgets]:
-                        chosen = packet(ranked, parts, budget, cost_of)
+                        chosen = packet(ranked, parts, budget, cost_of, question)
                         self.rows.answers.append({"item": item.id, "wording": wording, "budget": budget,
                                                   "answerable": judge(judged, chosen),
                                                   "packet_tokens": sum(cost_of(u.position) for u in chosen)})
