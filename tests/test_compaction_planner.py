@@ -93,12 +93,62 @@ def test_keeps_the_last_ten_turns_when_they_fit() -> None:
 
 def test_keeps_fewer_turns_when_ten_do_not_fit_the_target() -> None:
     entries = history(40, tool_chars=4000)  # ~1,020 tokens a turn
-    policy = CompactionPolicy(window=20_000)  # target 6,000 minus a summary budget of 1,980
+    policy = CompactionPolicy(window=20_000, memory_floor=0)  # target 6,000 minus a summary budget of 1,980
     p = plan(entries, policy)
-    assert p.kept_turns == 3
+    assert p.kept_turns == 3 and p.summary_budget == policy.summary_budget
     assert p.kept_tokens <= policy.target_tokens - policy.summary_budget
     assert "kept 3 of the last 10 turns" in p.notes[0]
     assert split_tool_pairs(p.kept, p.summarized) == 0
+
+
+def test_when_ten_turns_do_not_fit_memory_keeps_its_floor() -> None:
+    entries = history(40, tool_chars=4000)  # ~1,020 tokens a turn
+    policy = CompactionPolicy(window=20_000)  # target 6,000; memory floor half of it
+    p = plan(entries, policy, fixed=600)
+    # The summary grows until the fixed part and it take half the target; the turns get the rest.
+    assert p.summary_budget == 3000 - 600 > policy.summary_budget
+    assert p.kept_turns == 2 and p.kept_tokens <= policy.target_tokens - 3000
+    assert any("memory keeps 50% of the target" in n for n in p.notes)
+    assert any("kept 2 of the last 10 turns" in n for n in p.notes)
+    assert split_tool_pairs(p.kept, p.summarized) == 0
+
+
+def test_the_floor_leaves_a_plan_alone_when_the_turns_fit_or_memory_already_has_it() -> None:
+    fits = plan(history(40), CompactionPolicy(window=100_000))
+    assert fits.summary_budget == CompactionPolicy(window=100_000).summary_budget and fits.kept_turns == 10
+    big = history(40, tool_chars=4000)
+    policy = CompactionPolicy(window=20_000)
+    heavy = plan(big, policy, fixed=3500)  # the memory strategy's rendering alone is over the floor
+    assert heavy.summary_budget == policy.summary_budget
+    capped = plan(big, CompactionPolicy(window=20_000, summary_max_tokens=2500))
+    assert capped.summary_budget == 2500
+
+
+def test_the_summarizer_writes_within_the_plans_budget() -> None:
+    from aptmem.compaction.compactor import build_compaction
+
+    budgets: list[int] = []
+
+    class Recording:
+        name = "recording"
+
+        def summarize(self, entries, *, previous, budget, count):  # type: ignore[no-untyped-def]
+            budgets.append(budget)
+            return "summary"
+
+    entries = history(40, tool_chars=4000)
+    policy = CompactionPolicy(window=20_000)
+    result = build_compaction(entries, [count_entry(e) for e in entries], policy=policy, summarizer=Recording(),
+                              count_text=words, count_entry=count_entry, fixed_tokens=0)
+    assert budgets == [result.plan.summary_budget] == [3000]
+
+
+def test_memory_floor_must_be_a_share() -> None:
+    import pytest
+
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValueError, match="memory_floor"):
+            CompactionPolicy(window=20_000, memory_floor=bad)
 
 
 def test_keep_tokens_caps_what_is_kept_like_pi() -> None:
@@ -173,3 +223,17 @@ def test_previous_summary_items_survive_another_compaction() -> None:
                         previous=None, budget=200, count=words)
     second = s.summarize([User(content="now rename the module", ts=2)], previous=first, budget=200, count=words)
     assert "dk_feedfacefeedface0001" in second and "rename the module" in second
+
+
+def test_a_summarizer_that_keeps_nothing_gives_the_floor_back_to_the_turns() -> None:
+    from aptmem.compaction.compactor import build_compaction
+    from aptmem.memory.strategies import DropSummarizer
+
+    entries = history(40, tool_chars=4000)
+    policy = CompactionPolicy(window=20_000)
+    counts = [count_entry(e) for e in entries]
+    result = build_compaction(entries, counts, policy=policy, summarizer=DropSummarizer(), count_text=words,
+                              count_entry=count_entry, fixed_tokens=0)
+    unfloored = plan(entries, CompactionPolicy(window=20_000, memory_floor=0))
+    assert result.plan.summary_budget == policy.summary_budget
+    assert result.plan.kept_turns == unfloored.kept_turns == 3 and result.entry is not None

@@ -315,7 +315,9 @@ def test_a_session_past_its_trigger_writes_the_servers_summary_into_its_compacti
 
     assert len(api.requests) == 1
     body = api.requests[0].body
-    assert (body["model"], body["max_tokens"]) == ("test", policy.summary_budget)
+    # the plan's budget: the ten turns do not fit a 4,000-token window, so memory keeps its floor
+    assert (body["model"], body["max_tokens"]) == ("test", outcome.compaction.plan.summary_budget)
+    assert outcome.compaction.plan.summary_budget == policy.floored_summary_budget(0) > policy.summary_budget
     summarized = outcome.compaction.plan.summarized
     assert summarized and summarized[0] is entries[0]
     assert body["messages"][1]["content"].startswith(f"Conversation to summarize:\nuser\n{entries[0].content}")

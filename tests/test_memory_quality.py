@@ -231,3 +231,30 @@ def test_the_llm_summarizer_is_scored_only_when_an_endpoint_is_configured(tmp_pa
         server.shutdown()
     runs = pl.read_parquet(tmp_path / "with" / "memory_runs.parquet")
     assert runs["strategy"].to_list() == ["llm"] and runs["compactions"][0] > 0
+
+
+def test_budget_figures_are_means_and_shares_over_a_runs_compactions() -> None:
+    from experiments.measurements.memory_quality.replay import BUDGET_FIGURES, CompactionBudget, budget_figures
+
+    assert budget_figures([]) == dict.fromkeys(BUDGET_FIGURES)
+    figures = budget_figures([CompactionBudget(fixed=0, summary=0, kept=900, kept_turns=2, shortened=0, floored=False),
+                              CompactionBudget(fixed=300, summary=600, kept=500, kept_turns=1, shortened=2, floored=True)])
+    assert figures == {"post_fixed_tokens": 150, "post_summary_tokens": 300, "post_kept_tokens": 700, "post_kept_turns": 1.5,
+                       "shortened_share": 0.5, "floored_share": 0.5, "memory_empty_share": 0.5}
+
+
+def test_the_run_says_where_the_context_went_after_each_compaction(small_run: Path) -> None:
+    runs = pl.read_parquet(small_run / "memory_runs.parquet")
+    by = {r["strategy"]: r for r in runs.filter(pl.col("seed") == 1).iter_rows(named=True)}
+    assert by["full_history"]["post_kept_tokens"] is None  # it never compacts
+    target = 8000 * 0.3
+    for name in ("none", "salient", "kv_dict"):
+        row = by[name]
+        assert row["compactions"] > 0
+        # right after a compaction the parts add up to the context, which is at most about the target
+        parts = row["post_fixed_tokens"] + row["post_summary_tokens"] + row["post_kept_tokens"]
+        assert 0 < parts <= target * 1.1 and row["post_kept_turns"] >= 1
+    assert by["none"]["memory_empty_share"] == 1 and by["none"]["floored_share"] == 0  # no memory, no floor for it
+    assert by["salient"]["post_summary_tokens"] > 0 and by["salient"]["memory_empty_share"] == 0
+    assert by["kv_dict"]["post_fixed_tokens"] > 0  # its facts are rendered beside the history
+    assert "### Where the context goes right after a compaction" in memory_section(small_run)

@@ -20,6 +20,7 @@ A compaction with nothing to summarize and nothing to shorten writes nothing: it
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -85,7 +86,14 @@ def build_compaction(
     # The summary stands for what leaves the context, as the context showed it: the summarized
     # entries, and the kept entries this compaction shortens (what the cut takes out was shown).
     summary = summarizer.summarize(plan.leaving, previous=plan.previous_summary,
-                                   budget=policy.summary_budget, count=count_text)
+                                   budget=plan.summary_budget, count=count_text)
+    if not summary and plan.summary_budget > policy.summary_budget:
+        # A summarizer that keeps nothing (the ``none`` strategy's) has no memory to keep a floor
+        # for: the room goes back to the kept turns.
+        plan = plan_compaction(live, counts, policy=dataclasses.replace(policy, memory_floor=0), fixed_tokens=fixed_tokens,
+                               count_entry=count_entry, originals=stored)
+        summary = summarizer.summarize(plan.leaving, previous=plan.previous_summary,
+                                       budget=plan.summary_budget, count=count_text)
     notes = list(plan.notes)
     shown = _carried_truncations(stored, plan)
     entry = Compaction(

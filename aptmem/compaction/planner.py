@@ -32,6 +32,8 @@ class CompactionPlan:
     """What a compaction will do; ``kept`` holds the entries as the live context will show them."""
 
     previous_summary: str | None
+    #: the most tokens the summary may take (more than the policy's when the last turns do not fit whole)
+    summary_budget: int
     summarized: list[Entry]
     kept: list[Entry]
     kept_tokens: int
@@ -79,16 +81,18 @@ def plan_compaction(
         sizes.append(sum(body_counts[position : position + len(turn)]))
         position += len(turn)
 
-    room = max(0, policy.target_tokens - fixed_tokens - policy.summary_budget)
-    if policy.keep_tokens is not None:
-        room = min(room, policy.keep_tokens)
-    kept_n, kept_tokens = 0, 0
-    for size in reversed(sizes):
-        if kept_n == policy.keep_turns or kept_tokens + size > room:
-            break
-        kept_n += 1
-        kept_tokens += size
     notes: list[str] = []
+    summary_budget = policy.summary_budget
+    room = _room(policy, fixed_tokens, summary_budget)
+    kept_n, kept_tokens = _last_turns(sizes, room, policy.keep_turns)
+    if turns and kept_n < min(policy.keep_turns, len(turns)):
+        # The last turns do not fit whole: memory keeps its floor, the kept turns get the rest.
+        floored = policy.floored_summary_budget(fixed_tokens)
+        if floored > summary_budget:
+            summary_budget, room = floored, _room(policy, fixed_tokens, floored)
+            kept_n, kept_tokens = _last_turns(sizes, room, policy.keep_turns)
+            notes.append(f"the last turns do not fit whole: the summary may take {floored} tokens, so memory keeps "
+                         f"{policy.memory_floor:.0%} of the target")
     if turns and kept_n < min(policy.keep_turns, len(turns)):
         notes.append(f"kept {max(kept_n, 1)} of the last {policy.keep_turns} turns: more would not fit the target "
                      f"of {policy.target_tokens} tokens")
@@ -110,6 +114,7 @@ def plan_compaction(
         notes.append(f"{len(oversized)} entries larger than the window of {policy.window} tokens: {', '.join(oversized[:10])}")
     return CompactionPlan(
         previous_summary=previous,
+        summary_budget=summary_budget,
         summarized=body[:first_kept],
         kept=kept,
         kept_tokens=kept_tokens,
@@ -120,6 +125,23 @@ def plan_compaction(
         oversized=oversized,
         notes=notes,
     )
+
+
+def _room(policy: CompactionPolicy, fixed_tokens: int, summary_budget: int) -> int:
+    """The tokens the target leaves for the kept entries."""
+    room = max(0, policy.target_tokens - fixed_tokens - summary_budget)
+    return room if policy.keep_tokens is None else min(room, policy.keep_tokens)
+
+
+def _last_turns(sizes: Sequence[int], room: int, keep_turns: int) -> tuple[int, int]:
+    """How many of the newest turns (of ``sizes`` tokens each) fit ``room``, at most ``keep_turns``, and their tokens."""
+    kept_n, kept_tokens = 0, 0
+    for size in reversed(sizes):
+        if kept_n == keep_turns or kept_tokens + size > room:
+            break
+        kept_n += 1
+        kept_tokens += size
+    return kept_n, kept_tokens
 
 
 def _keep_recent(body: list[Entry], counts: list[int], turns: list[list[Entry]], first_kept: int, room: int,

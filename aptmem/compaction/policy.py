@@ -23,6 +23,14 @@ class CompactionPolicy:
     whole turns only. The summary may use up to ``summary_share`` of the
     target (and never more than ``summary_max_tokens``).
 
+    ``memory_floor`` is the share of the target kept for memory when the last ``keep_turns``
+    turns do not fit whole: the fixed part (system prompt, what the memory strategy renders) and
+    the summary together may take that share, the summary growing up to ``summary_max_tokens``;
+    fewer turns are kept, and what is kept over the rest is shortened, largest tool output first.
+    Without it the one turn of large tool output that fits took two thirds of the target while
+    the summary, which then stands for every turn that did not fit, kept its one third. 0 turns
+    the floor off.
+
     The cheap tier is checked on every append; the precise tier confirms only once the cheap
     estimate reaches ``confirm_at`` of the trigger, so the tokenizer runs rarely.
     """
@@ -35,6 +43,7 @@ class CompactionPolicy:
     keep_recent_tokens: int | None = None
     summary_share: float = 0.33
     summary_max_tokens: int = 8000
+    memory_floor: float = 0.5
     confirm_at: float = 0.9
     persist: Literal["append", "rewrite"] = "append"
 
@@ -51,6 +60,8 @@ class CompactionPolicy:
             raise ValueError("keep_recent_tokens must be >= 0 (None: keep whole turns only)")
         if not 0 < self.summary_share < 1 or self.summary_max_tokens < 16:
             raise ValueError("summary_share must be in (0, 1) and summary_max_tokens at least 16")
+        if not 0 <= self.memory_floor < 1:
+            raise ValueError(f"memory_floor must be in [0, 1), not {self.memory_floor}")
         if not 0 < self.confirm_at <= 1:
             raise ValueError("confirm_at must be in (0, 1]")
         if self.persist not in PERSIST_WAYS:
@@ -68,5 +79,12 @@ class CompactionPolicy:
 
     @property
     def summary_budget(self) -> int:
-        """The most tokens a summary may take."""
+        """The most tokens a summary may take when the last turns fit whole."""
         return max(16, min(self.summary_max_tokens, int(self.target_tokens * self.summary_share)))
+
+    def floored_summary_budget(self, fixed_tokens: int) -> int:
+        """The most tokens a summary may take when the last turns do not fit whole: enough for the
+        fixed part (``fixed_tokens``: system prompt, what the memory strategy renders) and the
+        summary to take ``memory_floor`` of the target; never less than :attr:`summary_budget`."""
+        floor = int(self.target_tokens * self.memory_floor) - fixed_tokens
+        return max(self.summary_budget, min(self.summary_max_tokens, floor))

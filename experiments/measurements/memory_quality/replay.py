@@ -37,26 +37,69 @@ from aptmem.working_memory import WorkingMemory
 from experiments.core.knowledge import Unit, judge, packet, present, rendered, searched, units, where
 from experiments.measurements.memory_quality.workload import Workload
 
-__all__ = ["RunRows", "WORDINGS", "replay_workload"]
+__all__ = ["BUDGET_FIGURES", "CompactionBudget", "RunRows", "WORDINGS", "budget_figures", "replay_workload"]
 
 WORDINGS = ("template", "paraphrase", "other_language")
 
 
+@dataclass(frozen=True)
+class CompactionBudget:
+    """Where the context's tokens went right after one compaction (by the deciding tier)."""
+
+    #: the system part: system prompt and what the memory strategy renders beside it
+    fixed: int
+    #: the compaction's summary
+    summary: int
+    #: the entries kept verbatim (shortened ones as shown)
+    kept: int
+    kept_turns: int
+    #: kept entries shown shortened
+    shortened: int
+    #: the summary's budget was raised so that memory keeps its floor (the last turns did not fit whole)
+    floored: bool
+
+
+#: The run-level figures :func:`budget_figures` derives from a run's compactions (columns of ``memory_runs``).
+BUDGET_FIGURES = ("post_fixed_tokens", "post_summary_tokens", "post_kept_tokens", "post_kept_turns",
+                  "shortened_share", "floored_share", "memory_empty_share")
+
+
+def budget_figures(budgets: list[CompactionBudget]) -> dict[str, float | None]:
+    """Means over a run's compactions: tokens of each part of the context right after, kept turns, and the
+    share of compactions that shortened kept entries, raised the summary to the memory floor, or left no
+    memory at all (nothing rendered beside the history and an empty summary). None without compactions."""
+    n = len(budgets)
+    if not n:
+        return dict.fromkeys(BUDGET_FIGURES)
+    return {"post_fixed_tokens": sum(b.fixed for b in budgets) / n, "post_summary_tokens": sum(b.summary for b in budgets) / n,
+            "post_kept_tokens": sum(b.kept for b in budgets) / n, "post_kept_turns": sum(b.kept_turns for b in budgets) / n,
+            "shortened_share": sum(b.shortened > 0 for b in budgets) / n, "floored_share": sum(b.floored for b in budgets) / n,
+            "memory_empty_share": sum(b.fixed == 0 and b.summary == 0 for b in budgets) / n}
+
+
 class _Observed(Session):
-    """A session that calls ``on_compaction`` after each compaction and times them."""
+    """A session that calls ``on_compaction`` after each compaction, times them and records their budgets."""
 
     def __init__(self, *args: Any, on_compaction: Callable[[], None], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._on_compaction = on_compaction
         self.compaction_ns = 0
         self.compactions = 0
+        self.compaction_budgets: list[CompactionBudget] = []
 
     def compact(self) -> CompactionResult:
-        """Compact as a Session does; then report."""
+        """Compact as a Session does; then record where the tokens went, and report."""
         started = time.perf_counter_ns()
         result = super().compact()
         self.compaction_ns += time.perf_counter_ns() - started
         self.compactions += 1
+        if result.entry is not None:
+            judge = self._judge()
+            plan = result.plan
+            self.compaction_budgets.append(CompactionBudget(
+                fixed=judge.base, summary=judge.estimator.count(result.entry.summary), kept=plan.kept_tokens,
+                kept_turns=plan.kept_turns, shortened=len(plan.truncated),
+                floored=plan.summary_budget > self.policy.summary_budget))
         self._on_compaction()
         return result
 
@@ -92,6 +135,7 @@ class _Run:
         self.session: _Observed | None = None
         self.compactions = 0
         self.compaction_ns = 0
+        self.compaction_budgets: list[CompactionBudget] = []
 
     def _open(self, store: JsonlStore, session_id: str) -> _Observed:
         return _Observed(store, session_id, policy=self.policy, estimator=self.estimator,
@@ -163,7 +207,8 @@ class _Run:
         self.rows.run = {"appends": self.seq, "compactions": self.compactions, "handoffs": len(self.workload.sessions) - 1,
                          "mean_context_tokens": sum(tokens) / max(len(tokens), 1), "max_context_tokens": max(tokens, default=0),
                          "end_context_tokens": end_tokens, "compaction_seconds": self.compaction_ns / 1e9,
-                         "handoff_seconds": handoff_ns / 1e9, "seconds": time.perf_counter() - started}
+                         "handoff_seconds": handoff_ns / 1e9, "seconds": time.perf_counter() - started,
+                         **budget_figures(self.compaction_budgets)}
         return self.rows
 
     def _close_session(self) -> None:
@@ -171,6 +216,7 @@ class _Run:
         assert self.session is not None
         self.compactions += self.session.compactions
         self.compaction_ns += self.session.compaction_ns
+        self.compaction_budgets += self.session.compaction_budgets
 
     def _ask(self, session: Session) -> None:
         """Ask every item in every wording: whole context and each packet budget."""

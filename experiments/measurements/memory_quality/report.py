@@ -159,6 +159,33 @@ def wording_markdown(items: pl.DataFrame, answers: pl.DataFrame) -> str:
                           {c: (lambda v: f"{v:.0f}%") for c in cols} | {"window": lambda v: f"{v:,}"})
 
 
+#: The budget table's columns: (column of ``memory_runs``, heading, share or tokens).
+_BUDGET_COLUMNS = (("post_fixed_tokens", "memory rendered", False), ("post_summary_tokens", "summary", False),
+                   ("post_kept_tokens", "kept entries", False), ("post_kept_turns", "kept turns", None),
+                   ("shortened_share", "kept entries shortened", True), ("floored_share", "summary raised to the floor", True),
+                   ("memory_empty_share", "no memory at all", True))
+
+
+def budget_markdown(runs: pl.DataFrame, target: float) -> str:
+    """Where the context goes right after a compaction, per strategy and window (means over seeds of each
+    run's mean over its compactions); "" for runs measured before these columns were recorded."""
+    names = [name for name, _, _ in _BUDGET_COLUMNS]
+    if any(name not in runs.columns for name in names):
+        return ""
+    frame = _by_strategy(runs.filter(pl.col("compactions") > 0).group_by("strategy", "window").agg(
+        pl.col("compactions").mean(), *(pl.col(name).mean() for name in names)))
+    rows = []
+    for row in frame.iter_rows(named=True):
+        target_tokens = row["window"] * target
+        cells = {"strategy": row["strategy"], "window": f"{row['window']:,}", "compactions": f"{row['compactions']:.0f}"}
+        for name, heading, share in _BUDGET_COLUMNS:
+            value = row[name]
+            cells[heading] = (f"{value * 100:.0f}%" if share else f"{value:.1f}" if share is None
+                              else f"{value:,.0f} ({value / target_tokens:.0%})")
+        rows.append(cells)
+    return markdown_table(pl.DataFrame(rows), {})
+
+
 def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
     """Mean context tokens (log) against answerable within 1,024 tokens: one point per strategy and window."""
     plt = pyplot()
@@ -181,6 +208,17 @@ def frontier_figure(summary: pl.DataFrame, path: Path) -> Path:
                  + ", ".join(f"{m} {w // 1000}k" for w, m in markers.items()) + ")", fontsize=9)
     ax.grid(True, alpha=0.3)
     return save_figure(fig, path)
+
+
+def _budget_part(runs: pl.DataFrame, target: float) -> list[str]:
+    table = budget_markdown(runs, target)
+    if not table:
+        return []
+    return ["### Where the context goes right after a compaction", "",
+            "Tokens by the deciding tier, and their share of the target: what the memory strategy renders beside the "
+            "history, the summary, the entries kept verbatim; then how often kept entries were shown shortened, the "
+            "summary's budget was raised so that memory keeps its floor of the target (the last turns did not fit "
+            "whole), and nothing of memory was left.", "", table, ""]
 
 
 def memory_section(run_dir: str | Path) -> str:
@@ -218,6 +256,7 @@ def memory_section(run_dir: str | Path) -> str:
         "",
         f"![context tokens against answerability](figures/{figure.name})",
         "",
+        *_budget_part(runs, settings["target"]),
         "### Survival by age (share present, by checkpoints since the plant)",
         "",
         survival_markdown(checks),

@@ -31,6 +31,8 @@ class MemoryQualitySettings:
     trigger: float = CompactionPolicy.trigger
     target: float = CompactionPolicy.target
     keep_turns: int = CompactionPolicy.keep_turns
+    #: the share of the target memory keeps when the last turns do not fit whole (0: none, as before phase 7)
+    memory_floor: float = CompactionPolicy.memory_floor
     #: token estimator that decides compaction and counts context tokens (a tier spec: aptmem/tokens/tiers.py)
     tier: str = "medium"
     #: the LLM summarizer's model and endpoint (strategy ``llm``); null leaves it out
@@ -57,4 +59,5 @@ class MemoryQualitySettings:
 
     def policy(self, window: int) -> CompactionPolicy:
         """The compaction policy of one run."""
-        return CompactionPolicy(window=window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns)
+        return CompactionPolicy(window=window, trigger=self.trigger, target=self.target, keep_turns=self.keep_turns,
+                                memory_floor=self.memory_floor)

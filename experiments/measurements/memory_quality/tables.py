@@ -8,7 +8,8 @@ Raw tables (every figure of the report is recomputed from these):
   first compaction or hand-over after that entry, are the answers it carried in context?
 * ``memory_answers``: one row per (strategy, window, seed, item, wording, budget): answerable?
   (``budget`` null: the whole rendering, ranked);
-* ``memory_runs``: one row per (strategy, window, seed): cost and counts.
+* ``memory_runs``: one row per (strategy, window, seed): cost and counts, and where the context went right
+  after a compaction (means over the run's compactions).
 
 Derived: ``memory_summary``, one row per (strategy, window, metric) with the mean, min and max
 over seeds (:func:`summarize`), stored for ``experiments check`` and the report.
@@ -38,6 +39,10 @@ ANSWER_SCHEMA = {**_KEY, "item": pl.String, "wording": pl.String, "budget": pl.I
 RUN_SCHEMA = {**_KEY, "appends": pl.Int64, "compactions": pl.Int64, "handoffs": pl.Int64,
               "mean_context_tokens": pl.Float64, "max_context_tokens": pl.Int64, "end_context_tokens": pl.Int64,
               "compaction_seconds": pl.Float64, "handoff_seconds": pl.Float64, "seconds": pl.Float64,
+              # where the context went right after a compaction, means over the run's (replay.budget_figures)
+              "post_fixed_tokens": pl.Float64, "post_summary_tokens": pl.Float64, "post_kept_tokens": pl.Float64,
+              "post_kept_turns": pl.Float64, "shortened_share": pl.Float64, "floored_share": pl.Float64,
+              "memory_empty_share": pl.Float64,
               "items": pl.Int64, "dropped": pl.Int64, "distractors": pl.Int64, "commit": pl.String, "machine": pl.String}
 SUMMARY_SCHEMA = {"strategy": pl.String, "window": pl.Int64, "metric": pl.String, "mean": pl.Float64,
                   "min": pl.Float64, "max": pl.Float64, "seeds": pl.Int64}
