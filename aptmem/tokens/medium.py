@@ -58,14 +58,16 @@ How it is fast: two paths that count the same, to the last bit of the float
   ``kernel="compiled"`` loads it on the first count (a process known to count a lot, the
   harness's speed measurement), ``kernel="python"`` never.
 
-Measured side by side with tiktoken and the tier without vocabulary pieces (``python
-benchmarks/medium_against.py --rev a254640 --repeats 15``: the token measurement's corpus, 60 texts
-a kind, the best of 15 timings per text, each counter first in turn; load 0.9 on 2 cores): this
-tier is 18.7x tiktoken over all kinds, 10.2x on English prose (the one kind near the line: its
-texts have the most letter pieces), 20.0x on Chinese, 17.2x on mixed replies, 19.0x on code,
-22.4x on JSON, 21.8x on logs; the tier without the pieces, in the same run, 31.0x over all and
-17.7x on English. The pieces are what bring the error on real tool output it was not fitted on
-from 10.0% to at most 8.5% on every kind (``benchmarks/medium_real_text.py``).
+Measured side by side with tiktoken and the tier of the stop before (``python
+benchmarks/medium_against.py --rev 029190b --repeats 15``: the token measurement's corpus, 60 texts
+a kind, the best of 15 timings per text, each counter first in turn; load 1.9 on 2 cores): this
+tier is 29.8x tiktoken over all kinds, 16.8x on English prose (the kind with the most letter
+pieces; 10.1x before the run-to-run piece pass), 27.3x on Chinese, 25.8x on mixed replies, 31.7x
+on code, 39.3x on JSON, 36.2x on logs, 1.50-1.70x the tier before on every kind. The token
+measurement itself (all 300 texts of a kind in one timing, so the tables' cache misses count)
+gives 14.4-14.5x on English and 26.2x over all (two runs, load 1.5). The pieces are what bring
+the error on real tool output it was not fitted on from 10.0% to at most 9.1% on every kind
+(``benchmarks/medium_real_text.py``).
 The pure-Python path (``--kernel python``) is 6.6x tiktoken: not 10x on prose (a text of about
 400 characters takes tiktoken about 28 us idle, the big-integer path's fifteen-odd O(n) operations
 about 4 us), and 0.79x the tier before the kernel, which had a numpy path for long texts and many
