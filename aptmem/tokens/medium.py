@@ -66,7 +66,7 @@ pieces; 10.1x before the run-to-run piece pass), 27.3x on Chinese, 25.8x on mixe
 on code, 39.3x on JSON, 36.2x on logs, 1.50-1.70x the tier before on every kind. The token
 measurement itself (all 300 texts of a kind in one timing, so the tables' cache misses count)
 gives 14.4-14.5x on English and 26.2x over all (two runs, load 1.5). The pieces are what bring
-the error on real tool output it was not fitted on from 10.0% to at most 9.1% on every kind
+the error on real tool output it was not fitted on from 10.0% to at most 9.0% on every kind
 (``benchmarks/medium_real_text.py``).
 The pure-Python path (``--kernel python``) is 6.6x tiktoken: not 10x on prose (a text of about
 400 characters takes tiktoken about 28 us idle, the big-integer path's fifteen-odd O(n) operations
