@@ -158,7 +158,9 @@ def _decoded_vocab(encoded: str) -> PieceVocab:
     return PieceVocab.decode(encoded)
 
 
+@functools.lru_cache(maxsize=1)
 def _shipped_tables() -> tuple[CharCosts, PieceVocab]:
+    """The shipped constants' tables (the file is read once, not on every :func:`features` call)."""
     constants = load_constants()
     return _decoded_costs(constants.char_costs), _decoded_vocab(constants.pieces)
 
@@ -170,8 +172,9 @@ def features(text: str, costs: CharCosts | None = None, vocab: PieceVocab | None
     are one token (default: the shipped tables).
     """
     raw = text.encode("utf-8", "surrogatepass")
-    costs = costs or _shipped_tables()[0]
-    vocab = vocab or _shipped_tables()[1]
+    if costs is None or vocab is None:
+        shipped_costs, shipped_vocab = _shipped_tables()
+        costs, vocab = costs or shipped_costs, vocab or shipped_vocab
     return tuple(_load_kernel().feature_counts(raw, costs.array(), vocab.table()))
 
 

@@ -95,7 +95,7 @@ class PieceVocab:
             for row, piece in enumerate(pieces):
                 packed[row, :len(piece)] = np.frombuffer(piece.encode("ascii"), np.uint8)
             words = packed.view("<u8").reshape(len(pieces), 2).astype(np.uint64)
-            short = np.array([len(p) <= 8 for p in pieces], dtype=bool)
+            short = np.fromiter(map(len, pieces), np.int64, len(pieces)) <= 8
             self._table = build_table(np.ascontiguousarray(words[short, 0]), np.ascontiguousarray(words[~short]))
         return self._table
 
