@@ -14,6 +14,14 @@ the question (with its groups' words), or one of the question's other CJK bigram
 covered when the record holds one of its words, in any of the usual English inflections
 (FTS5 stems with Porter; here a word and its -s/-es/-ed/-ing forms are one), a Chinese word when
 all of its bigrams are there.
+
+The answer asked for is one concept more (:mod:`aptmem.recall.answer_type`): a question that asks
+for a value of a type (an address, a route, a branch, a commit, a ticket, a version, a reason)
+counts it covered by a record holding a value of that shape. Measured on the recall benchmark's
+development splits (20k records, seed 7; recall@5 of ``fts``, blind / blind2 paraphrase and
+other language): 84.5 / 87.5 / 76.5 / 84.0 without it, 89.0 / 90.0 / 80.5 / 90.0 with it;
+template, tune, held_out and fresh unchanged. Counting it as half a concept or one and a half
+ranked the same at five.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from aptmem.recall.analyze import CJK_CHARS, cjk_bigrams, is_cjk, query_tokens
+from aptmem.recall.answer_type import asked_types, holds_type
 from aptmem.recall.lexicon import GROUPS, synonyms
 
 __all__ = ["RERANK_DEPTH", "Concept", "concepts", "covered", "rerank"]
@@ -113,14 +122,21 @@ def covered(concept_list: Sequence[Concept], body: str) -> int:
 def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[int, str]) -> list[tuple[int, float]]:
     """``ranked`` (best first, positive scores) with its top :data:`RERANK_DEPTH` reordered by coverage, then by score.
 
-    ``bodies`` maps a record to its indexed text. A record's new score is its coverage plus its
+    ``bodies`` maps a record to its indexed text. A record's coverage is the number of the question's
+    concepts it covers, plus one when it holds a value of an answer type the question asks for
+    (see the module docstring). Its new score is its coverage plus its
     score over the best score (in (0, 1]), below the reordered ones for the rest, so scores
     still fall with the rank.
     """
     concept_list = concepts(question)
+    types = asked_types(question)
     top = max((score for _, score in ranked), default=0.0)
-    if len(ranked) < 2 or not concept_list or top <= 0:
+    if len(ranked) < 2 or not (concept_list or types) or top <= 0:
         return list(ranked)
-    head = [(doc_id, covered(concept_list, bodies.get(doc_id, "")) + score / top) for doc_id, score in ranked[:RERANK_DEPTH]]
+
+    def coverage(body: str) -> int:
+        return covered(concept_list, body) + (1 if types and holds_type(types, body) else 0)
+
+    head = [(doc_id, coverage(bodies.get(doc_id, "")) + score / top) for doc_id, score in ranked[:RERANK_DEPTH]]
     head.sort(key=lambda item: -item[1])
     return head + [(doc_id, score / top) for doc_id, score in ranked[RERANK_DEPTH:]]

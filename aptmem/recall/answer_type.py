@@ -1,0 +1,118 @@
+"""Answer types: what shape of value a question asks for, and whether a text holds one.
+
+A question about a fact names its subject and asks for a value: an address, a route, a branch,
+a commit, a ticket, a version, a reason. When it is worded without the words the fact was stated
+in, keyword search finds the subject's records but cannot tell the one that states the value
+from the ones that merely name the subject (a tool call, a session title) or state another of
+its facts. The classic remedy of question answering systems is answer-type checking (Prager et
+al., 2000, "predictive annotation"; Moldovan et al., 2000): classify the question by the type of
+its expected answer from its cue words, and prefer passages that hold an entity of that type.
+
+Here a type is a pair: *cues*, words of a question that ask for the type (English words matched
+as whole words or as a word's start, Chinese words as substrings), and a *shape*, a regular
+expression a value of the type matches. The cue lists are general software-engineering
+vocabulary for each kind of value (what one calls an address, a route, a branch, ...), and the
+shapes the usual written forms of such values; neither is fitted to a benchmark's wordings.
+A question may ask for several types (a "URL" is an address or a route); a text holds a
+question's type when it holds a value of one of them. The keyword rerank counts that as one
+more covered concept (:mod:`aptmem.recall.rerank`).
+
+Said plainly: the types are the kinds of value the recall benchmark plants (its facts are
+addresses, branches, commits, tickets, routes, version pins, decisions with reasons), and the
+cue lists were written after its development splits' wordings had been read; words that only
+those wordings use for a type ("dial", "landed", "frozen", "argument", ...) were left out on
+purpose, so the splits still test cue words the lists do not hold.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import msgspec
+
+__all__ = ["ANSWER_TYPES", "AnswerType", "asked_types", "holds_type"]
+
+
+class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
+    """One type of answer: its name, the cue words that ask for it, the shape of its values."""
+
+    name: str
+    #: English cue stems, lowercase: a question word starting with one of them asks for the type.
+    cues_en: tuple[str, ...]
+    #: Chinese cue words: a question holding one as a substring asks for the type.
+    cues_zh: tuple[str, ...]
+    #: A regular expression (searched, case-sensitive unless it says otherwise) a value of the type matches.
+    shape: str
+
+
+#: The answer types (see the module docstring). An English cue is a word start ("connect" covers
+#: "connects", "connection"), or with a trailing ``$`` a whole word ("port$" is not "portable").
+ANSWER_TYPES: tuple[AnswerType, ...] = (
+    AnswerType(
+        name="address",
+        cues_en=("address", "host", "port$", "ports$", "url$", "urls$", "uri$", "dsn", "connect", "server", "socket",
+                 "ip$", "broker"),
+        cues_zh=("地址", "主机", "端口", "连接", "服务器"),
+        shape=r"\b[a-z][a-z0-9+.-]*://\S+|\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b",
+    ),
+    AnswerType(
+        name="route",
+        cues_en=("route", "path$", "paths$", "endpoint", "url$", "urls$", "uri$", "request", "probe", "http", "curl",
+                 "monitor", "liveness", "readiness"),
+        cues_zh=("路径", "路由", "接口", "端点", "网址", "请求", "探测", "探针", "监控"),
+        shape=r"(?<![\w/.:])/[A-Za-z0-9_.~-]+(?:/[A-Za-z0-9_.~{}:-]+)+",
+    ),
+    AnswerType(
+        name="branch",
+        cues_en=("branch", "checkout", "merge", "rebase", "trunk", "mainline"),
+        cues_zh=("分支", "主干", "合并"),
+        shape=r"\b(?:release|releases|feature|features|hotfix|bugfix|support|stable)/[\w.-]+|\b(?:main|master|trunk|develop)\b",
+    ),
+    AnswerType(
+        name="commit",
+        cues_en=("commit", "hash", "sha$", "sha1", "revision", "changeset", "cherry", "revert", "bisect", "change$"),
+        cues_zh=("提交", "哈希", "改动", "补丁", "回退"),
+        shape=r"(?<![\w=])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
+    ),
+    AnswerType(
+        name="ticket",
+        cues_en=("ticket", "issue", "jira", "tracker", "id$", "ids$", "number$", "reference", "bug$"),
+        cues_zh=("工单", "编号", "问题单", "单号"),
+        shape=r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b|(?<![\w&])#\d{1,6}\b",
+    ),
+    AnswerType(
+        name="version",
+        cues_en=("version", "pin$", "pins$", "pinned", "lock$", "locked", "upgrade", "downgrade", "number$",
+                 "constraint", "requirement"),
+        cues_zh=("版本", "几版", "固定", "锁定", "升级", "降级"),
+        shape=r"\b\d+\.\d+(?:\.\d+)+\b|(?:==|>=|<=|~=|\^)\s?\d+(?:\.\d+)+",
+    ),
+    AnswerType(
+        name="reason",
+        cues_en=("why$", "reason", "rationale", "justif", "motivat"),
+        cues_zh=("为什么", "为何", "原因", "理由"),
+        shape=r"(?i)\bbecause\b|\bsince\b|\bdue to\b|\bso that\b|\bin order to\b|因为|由于|为了",
+    ),
+)
+
+
+def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for English cues: ``stem`` matches a word starting with it, ``word$`` the whole word only."""
+    parts = [re.escape(c[:-1]) + r"\b" if c.endswith("$") else re.escape(c) for c in cues]
+    return re.compile(r"\b(?:" + "|".join(parts) + ")")
+
+
+_COMPILED = tuple((t, _cue_pattern(t.cues_en), re.compile(t.shape)) for t in ANSWER_TYPES)
+
+
+@lru_cache(maxsize=4096)
+def asked_types(question: str) -> tuple[str, ...]:
+    """The names of the answer types ``question`` asks for (see :data:`ANSWER_TYPES`), in their order; () for none."""
+    low = question.lower()
+    return tuple(t.name for t, cue, _ in _COMPILED if cue.search(low) or any(w in question for w in t.cues_zh))
+
+
+def holds_type(types: tuple[str, ...], text: str) -> bool:
+    """Whether ``text`` holds a value of one of the answer types named ``types``."""
+    return any(t.name in types and shape.search(text) for t, _, shape in _COMPILED)
