@@ -20,7 +20,8 @@ from aptmem.recall.rerank import rerank
     ("billing 的健康检查接口是什么", ("route",)),
     ("billing 固定的 numpy 版本是多少", ("version",)),
     ("为什么 billing 没有用 MySQL", ("reason",)),
-    ("what does the user like", ()),
+    ("what does the user like about billing", ("preference",)),
+    ("what did we say about billing", ()),
     ("is the portable build reported", ()),  # "port" asks only as a whole word
 ])
 def test_a_question_asks_for_the_types_its_cue_words_name(question: str, types: tuple[str, ...]) -> None:
@@ -56,5 +57,10 @@ def test_the_rerank_counts_the_asked_type_as_one_concept_more() -> None:
     }
     ranked = [(1, 9.0), (2, 8.0), (3, 2.0)]
     assert [i for i, _ in rerank(question, ranked, bodies)] == [3, 1, 2]
-    # Without a type asked, BM25's order stands among records of equal coverage.
+    # Without a type asked, a value of any type is half a concept: it lifts a record over one of equal
+    # coverage whose BM25 share is less than half a point higher, not over a further one.
+    assert [i for i, _ in rerank("billing-api: what has to stay in?", [(1, 9.0), (2, 8.0), (3, 6.0)], bodies)] == [3, 1, 2]
     assert [i for i, _ in rerank("billing-api: what has to stay in?", ranked, bodies)] == [1, 2, 3]
+    # ... and never outweighs a covered word.
+    worded = {**bodies, 2: index_tokens("billing-api deploy: what stays")}
+    assert [i for i, _ in rerank("billing-api: what stays in?", [(1, 9.0), (2, 8.0), (3, 8.5)], worded)][0] == 2

@@ -12,10 +12,12 @@ Here a type is a pair: *cues*, words of a question that ask for the type (Englis
 as whole words or as a word's start, Chinese words as substrings), and a *shape*, a regular
 expression a value of the type matches. The cue lists are general software-engineering
 vocabulary for each kind of value (what one calls an address, a route, a branch, ...), and the
-shapes the usual written forms of such values; neither is fitted to a benchmark's wordings.
+shapes the usual written forms of such values.
 A question may ask for several types (a "URL" is an address or a route); a text holds a
 question's type when it holds a value of one of them. The keyword rerank counts that as one
-more covered concept (:mod:`aptmem.recall.rerank`).
+more covered concept, and for a question that names no type, a value of any type as half a
+concept (:mod:`aptmem.recall.rerank`): a record that states something about the subject beats
+one that only names it.
 
 Said plainly: the types are the kinds of value the recall benchmark plants (its facts are
 addresses, branches, commits, tickets, routes, version pins, decisions with reasons), and the
@@ -31,7 +33,7 @@ from functools import lru_cache
 
 import msgspec
 
-__all__ = ["ANSWER_TYPES", "AnswerType", "asked_types", "holds_type"]
+__all__ = ["ANSWER_TYPES", "AnswerType", "asked_types", "holds_any", "holds_type"]
 
 
 class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
@@ -89,6 +91,13 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
         shape=r"\b\d+\.\d+(?:\.\d+)+\b|(?:==|>=|<=|~=|\^)\s?\d+(?:\.\d+)+",
     ),
     AnswerType(
+        name="preference",
+        cues_en=("prefer", "like$", "likes$", "liking", "want$", "wants$", "wish", "style", "habit", "convention",
+                 "taste"),
+        cues_zh=("偏好", "喜欢", "希望", "习惯", "风格", "要求"),
+        shape=r"(?i)\bprefer(?:s|red|ence)?\b|\blikes?\b|\bwants?\b|\balways\b|\bnever\b|偏好|喜欢|习惯|希望",
+    ),
+    AnswerType(
         name="reason",
         cues_en=("why$", "reason", "rationale", "justif", "motivat"),
         cues_zh=("为什么", "为何", "原因", "理由"),
@@ -116,3 +125,8 @@ def asked_types(question: str) -> tuple[str, ...]:
 def holds_type(types: tuple[str, ...], text: str) -> bool:
     """Whether ``text`` holds a value of one of the answer types named ``types``."""
     return any(t.name in types and shape.search(text) for t, _, shape in _COMPILED)
+
+
+def holds_any(text: str) -> bool:
+    """Whether ``text`` holds a value of any answer type (a statement of some fact, not a mere mention)."""
+    return any(shape.search(text) for _, _, shape in _COMPILED)
