@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import msgspec
 
-__all__ = ["ANSWER_TYPES", "AnswerType", "asked_types", "holds_any", "holds_type"]
+__all__ = ["ANSWER_TYPES", "AnswerType", "asked_types", "holds_any", "holds_type", "text_words"]
 
 
 class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
@@ -44,8 +44,14 @@ class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     cues_en: tuple[str, ...]
     #: Chinese cue words: a question holding one as a substring asks for the type.
     cues_zh: tuple[str, ...]
-    #: A regular expression (searched, case-sensitive unless it says otherwise) a value of the type matches.
-    shape: str
+    #: A regular expression (searched, case-sensitive) a value of the type matches; "" for none.
+    shape: str = ""
+    #: The regular expression runs only on a text holding one of these substrings (none: always).
+    needs: tuple[str, ...] = ()
+    #: Lowercase words, any of which in a text is a value of the type (a text's words are counted once).
+    words: frozenset[str] = frozenset()
+    #: Substrings (lowercase English phrases, Chinese words), any of which in a lowercased text is one.
+    marks: tuple[str, ...] = ()
 
 
 #: The answer types (see the module docstring). An English cue is a word start ("connect" covers
@@ -56,20 +62,22 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
         cues_en=("address", "host", "port$", "ports$", "url$", "urls$", "uri$", "dsn", "connect", "server", "socket",
                  "ip$", "broker"),
         cues_zh=("地址", "主机", "端口", "连接", "服务器"),
-        shape=r"\b[a-z][a-z0-9+.-]*://\S+|\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b",
+        marks=("://",),  # scheme://...
+        shape=r"\.[A-Za-z][\w-]*:\d{2,5}\b", needs=(":",),  # host.domain:port
     ),
     AnswerType(
         name="route",
         cues_en=("route", "path$", "paths$", "endpoint", "url$", "urls$", "uri$", "request", "probe", "http", "curl",
                  "monitor", "liveness", "readiness"),
         cues_zh=("路径", "路由", "接口", "端点", "网址", "请求", "探测", "探针", "监控"),
-        shape=r"(?<![\w/.:])/[A-Za-z0-9_.~-]+(?:/[A-Za-z0-9_.~{}:-]+)+",
+        shape=r"(?<![\w/.:])/[A-Za-z0-9_.~-]+(?:/[A-Za-z0-9_.~{}:-]+)+", needs=("/",),
     ),
     AnswerType(
         name="branch",
         cues_en=("branch", "checkout", "merge", "rebase", "trunk", "mainline"),
         cues_zh=("分支", "主干", "合并"),
-        shape=r"\b(?:release|releases|feature|features|hotfix|bugfix|support|stable)/[\w.-]+|\b(?:main|master|trunk|develop)\b",
+        shape=r"\b(?:release|releases|feature|features|hotfix|bugfix|support|stable)/[\w.-]", needs=("/",),
+        words=frozenset({"main", "master", "trunk", "develop"}),
     ),
     AnswerType(
         name="commit",
@@ -81,27 +89,29 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
         name="ticket",
         cues_en=("ticket", "issue", "jira", "tracker", "id$", "ids$", "number$", "reference", "bug$"),
         cues_zh=("工单", "编号", "问题单", "单号"),
-        shape=r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b|(?<![\w&])#\d{1,6}\b",
+        shape=r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b|(?<![\w&])#\d{1,6}\b", needs=("-", "#"),
     ),
     AnswerType(
         name="version",
         cues_en=("version", "pin$", "pins$", "pinned", "lock$", "locked", "upgrade", "downgrade", "number$",
                  "constraint", "requirement"),
         cues_zh=("版本", "几版", "固定", "锁定", "升级", "降级"),
-        shape=r"\b\d+\.\d+(?:\.\d+)+\b|(?:==|>=|<=|~=|\^)\s?\d+(?:\.\d+)+",
+        shape=r"\b\d+\.\d+(?:\.\d+)+\b|(?:==|>=|<=|~=|\^)\s?\d+(?:\.\d+)+", needs=(".",),
     ),
     AnswerType(
         name="preference",
         cues_en=("prefer", "like$", "likes$", "liking", "want$", "wants$", "wish", "style", "habit", "convention",
                  "taste"),
         cues_zh=("偏好", "喜欢", "希望", "习惯", "风格", "要求"),
-        shape=r"(?i)\bprefer(?:s|red|ence)?\b|\blikes?\b|\bwants?\b|\balways\b|\bnever\b|偏好|喜欢|习惯|希望",
+        words=frozenset({"prefer", "prefers", "preferred", "preference", "like", "likes", "want", "wants", "always", "never"}),
+        marks=("偏好", "喜欢", "习惯", "希望"),
     ),
     AnswerType(
         name="reason",
         cues_en=("why$", "reason", "rationale", "justif", "motivat"),
         cues_zh=("为什么", "为何", "原因", "理由"),
-        shape=r"(?i)\bbecause\b|\bsince\b|\bdue to\b|\bso that\b|\bin order to\b|因为|由于|为了",
+        words=frozenset({"because", "since"}),
+        marks=("due to", "so that", "in order to", "因为", "由于", "为了"),
     ),
 )
 
@@ -112,7 +122,8 @@ def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(parts) + ")")
 
 
-_COMPILED = tuple((t, _cue_pattern(t.cues_en), re.compile(t.shape)) for t in ANSWER_TYPES)
+_COMPILED = tuple((t, _cue_pattern(t.cues_en), re.compile(t.shape) if t.shape else None) for t in ANSWER_TYPES)
+_WORDS = re.compile(r"[^\W_]+")
 
 
 @lru_cache(maxsize=4096)
@@ -122,11 +133,29 @@ def asked_types(question: str) -> tuple[str, ...]:
     return tuple(t.name for t, cue, _ in _COMPILED if cue.search(low) or any(w in question for w in t.cues_zh))
 
 
-def holds_type(types: tuple[str, ...], text: str) -> bool:
-    """Whether ``text`` holds a value of one of the answer types named ``types``."""
-    return any(t.name in types and shape.search(text) for t, _, shape in _COMPILED)
+def text_words(text: str) -> frozenset[str]:
+    """The lowercase words of ``text`` (letters and digits), as :func:`holds_type` counts them."""
+    return frozenset(_WORDS.findall(text.lower()))
 
 
-def holds_any(text: str) -> bool:
+def _holds(kind: AnswerType, shape: re.Pattern[str] | None, text: str, low: str, words: frozenset[str]) -> bool:
+    # Cheapest first: word lookups, substrings, and the regular expression only where it can match.
+    if not kind.words.isdisjoint(words) or any(m in low for m in kind.marks):
+        return True
+    return shape is not None and (not kind.needs or any(n in text for n in kind.needs)) and shape.search(text) is not None
+
+
+def holds_type(types: tuple[str, ...], text: str, words: frozenset[str] | None = None) -> bool:
+    """Whether ``text`` holds a value of one of the answer types named ``types`` (``words``: its :func:`text_words`, if known)."""
+    if not types:
+        return False
+    low = text.lower()
+    seen = text_words(text) if words is None else words
+    return any(_holds(t, shape, text, low, seen) for t, _, shape in _COMPILED if t.name in types)
+
+
+def holds_any(text: str, words: frozenset[str] | None = None) -> bool:
     """Whether ``text`` holds a value of any answer type (a statement of some fact, not a mere mention)."""
-    return any(shape.search(text) for _, _, shape in _COMPILED)
+    low = text.lower()
+    seen = text_words(text) if words is None else words
+    return any(_holds(t, shape, text, low, seen) for t, _, shape in _COMPILED)

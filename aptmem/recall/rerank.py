@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from aptmem.recall.analyze import CJK_CHARS, cjk_bigrams, is_cjk, query_tokens
-from aptmem.recall.answer_type import asked_types, holds_any, holds_type
+from aptmem.recall.answer_type import asked_types, holds_any, holds_type, text_words
 from aptmem.recall.lexicon import GROUPS, synonyms
 
 __all__ = ["ANY_VALUE", "RERANK_DEPTH", "Concept", "concepts", "covered", "rerank"]
@@ -54,7 +54,6 @@ ANY_VALUE = 0.5
 #: Chinese words of several bigrams, each covered when all of its bigrams are present.
 Concept = tuple[frozenset[str], tuple[frozenset[str], ...]]
 
-_WORDS = re.compile(r"[^\W_]+")
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _CJK_LEXICON = sorted({w for g in GROUPS for w in g if is_cjk(w[0])}, key=len, reverse=True)
 
@@ -120,7 +119,11 @@ def concepts(question: str) -> list[Concept]:
 
 def covered(concept_list: Sequence[Concept], body: str) -> int:
     """How many of the concepts ``body`` (a record's indexed text) covers."""
-    words = set(_WORDS.findall(body.lower()))
+    return _covered(concept_list, text_words(body))
+
+
+def _covered(concept_list: Sequence[Concept], words: frozenset[str]) -> int:
+    """How many of the concepts a record of these lowercase ``words`` covers."""
     count = 0
     for single, several in concept_list:
         if not single.isdisjoint(words) or (several and any(bigrams <= words for bigrams in several)):
@@ -145,9 +148,10 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
         return list(ranked)
 
     def coverage(body: str) -> float:
+        words = text_words(body)
         if types:
-            return covered(concept_list, body) + (1.0 if holds_type(types, body) else 0.0)
-        return covered(concept_list, body) + (ANY_VALUE if holds_any(body) else 0.0)
+            return _covered(concept_list, words) + (1.0 if holds_type(types, body, words) else 0.0)
+        return _covered(concept_list, words) + (ANY_VALUE if holds_any(body, words) else 0.0)
 
     head = [(doc_id, coverage(bodies.get(doc_id, "")) + score / top) for doc_id, score in ranked[:RERANK_DEPTH]]
     head.sort(key=lambda item: -item[1])
