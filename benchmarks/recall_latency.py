@@ -3,7 +3,7 @@
     python benchmarks/recall_latency.py ROOT SESSIONS ENGINES     # e.g. /tmp/r20k 180 fts,fts_xl
 
 Writes the workload of ``recall_bench.py`` (seed 7, 100 entries a session, 400 facts) to ROOT if it
-is not there yet, indexes it with ENGINES, then asks every question three times, each question of
+is not there yet (or ROOT has no ``ROOT.questions`` beside it: then ROOT is written afresh), indexes it with ENGINES, then asks every question three times, each question of
 every engine in turn (side by side, so a load that comes and goes weighs on all of them alike), and
 prints p50/p95 per engine and repeat with the load average, and each engine's p50 over the first's.
 """
@@ -11,6 +11,7 @@ prints p50/p95 per engine and repeat with the load average, and each engine's p5
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -26,7 +27,11 @@ def main(argv: list[str]) -> int:
     """Run the latency measurement; see the module docstring."""
     root, sessions, engines = argv[0], int(argv[1]), argv[2].split(",")
     questions = Path(f"{root}.questions")
-    if not os.path.exists(root):
+    if not os.path.exists(root) or not questions.exists():
+        # The questions are the workload's: writing it again (seeded) gives the same logs and the
+        # same questions, so a root made by another script still gets its questions file.
+        if os.path.exists(root):
+            shutil.rmtree(root)
         workload = build_workload(root, seed=7, sessions=sessions, entries_per_session=100, facts=400)
         questions.write_text("\n".join(q.text for q in workload.questions), encoding="utf-8")
     asked = questions.read_text(encoding="utf-8").split("\n")

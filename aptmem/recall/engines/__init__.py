@@ -13,7 +13,7 @@ name               what                                                  needs
 ``use``            USE multilingual v3 512-d embeddings, exact cosine    extra ``recall-multilingual``
 ``fts_xl``         ``fts`` + query translation zh<->en (CC-CEDICT),      extra ``recall-crosslingual``
                    the two rankings fused (RRF)
-``hybrid``         ``fts``, its best 20 reordered by WordLlama's cosine  extra ``recall-embed``
+``hybrid``         ``fts``, its best 10 reordered by WordLlama's cosine  extra ``recall-embed``
                    of each record's closest line or sentence
 ``hybrid_rrf``     ``fts`` + ``wordllama``, reciprocal rank fusion       extra ``recall-embed``
 ``hybrid_use``     ``fts`` + ``use``, reciprocal rank fusion             extra ``recall-multilingual``

@@ -15,7 +15,10 @@ reordered records stay above the rest and the scores still fall with the rank).
 development splits only (tune, held_out, fresh and phase 6's blind; never ``blind2``): the
 weight that gives the best mean recall@5 over their split x wording cells, ties broken by the
 mean recall@1, then the smallest depth that keeps both (``benchmarks/recall_fusion.py`` prints
-that sweep).
+that sweep). Re-checked in phase 8 after the answer types entered the keyword rerank, ``blind2``
+now among the development splits (mean recall@5 over their 12 cells): weight 1 / 1.5 / 2 / 3 at
+depth 10 gave 97.88 / 97.83 / 97.92 / 97.83, depth 6 / 10 / 15 / 20 at weight 2 gave 97.38 /
+97.92 / 97.83 / 97.83 (``fts`` alone 97.54): both kept.
 
 The embedding needs no table of its own: a search embeds the question and the pieces of at most
 :data:`DEPTH` records (about 35 short texts; their embedding is most of what the engine adds to
