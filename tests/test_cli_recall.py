@@ -52,7 +52,7 @@ def test_index_and_recall_on_a_root_of_sessions(tmp_path: Path) -> None:
     assert l2 and all(r["level"] == "l2" for r in l2) and l2[0]["session_id"] == sid
 
     text = aptmem("recall", "--root", root, "staging database url")
-    assert text.returncode == 0 and f"session {sid} entry @0" in text.stdout and "postgres://db7" in text.stdout
+    assert text.returncode == 0 and f"session {sid}\n[1] l3 chunk entry @0 " in text.stdout and "postgres://db7" in text.stdout
 
     # Appends after indexing are found without running index: recall catches up first.
     assert aptmem("append", "--root", root, other, stdin=_lines(User(content="ticket OPS-4242 is the blocker", ts=2))).returncode == 0

@@ -272,7 +272,8 @@ def test_pack_lays_the_chosen_hits_out_in_time_order() -> None:
     assert [h.entry_id for h in result.hits] == ["new", "card", "old", "same-time"], "hits stay best first"
     order = [result.text.index(f"entry {e} ") for e in ("card", "same-time", "old", "new")]
     assert order == sorted(order), result.text
-    assert "[1] l3 chunk session s entry new" in result.text, "each block keeps its rank"
+    assert "[1] l3 chunk entry new score 3" in result.text, "each block keeps its rank"
+    assert result.text.count("session s\n") == 1, "the session is named once before its run of hits"
     estimator = get_estimator("medium")
     for budget in (40, 60, 80):  # whatever is left out, what is shown fits and is in time order
         small = pack("retry budget?", hits, budget)
@@ -343,3 +344,25 @@ def test_pack_excerpts_name_their_heading_show_a_listing_once_and_skip_repeated_
     assert '… jobs: › prism-reindex: › schedule: "7 3 * * 0"' in result.text, result.text
     assert result.text.count("Running") == 1, "rows of one form with the same terms: the first one"
     assert [h.entry_id for h in result.hits] == ["yaml", "pods", "args"], "the repeated text is not shown again"
+
+
+def test_pack_gives_every_hit_its_best_line_before_any_hit_a_second() -> None:
+    # Twenty long hits, each with eight lines that hold every term (of different forms): best
+    # first, each hit taking up to a quarter of the budget, four hits would fill the packet; in
+    # rounds every hit shows its first such line.
+    filler = "\n".join(f"nothing to see in line {j}" for j in range(40))
+    hits = [Hit(session_id=f"s{i // 7}", entry_id=f"e{i}", level="l3", kind="chunk", score=20.0 - i, ts=i,
+                text=filler + "\n" + "\n".join(f"atlas-rpc deploy key note {'word ' * j}dk_{i:04d}_{j}" for j in range(8)))
+            for i in range(20)]
+    result = pack("What is the deploy key of atlas-rpc?", hits, 1024)
+    assert result.tokens <= 1024 and len(result.hits) == 20, result.text
+    assert all(f"dk_{i:04d}_0" in result.text for i in range(20)), "every hit's best line is shown"
+    assert result.text.count("session s1\n") == 1 and "session s1 " not in result.text
+
+
+def test_pack_does_not_show_a_block_opener_apart_from_the_line_it_names() -> None:
+    yaml = "\n".join([*(f"svc{i}:\n  replicas: {i}" for i in range(60)), "sundial:", "  memory: 3604Mi", "  replicas: 2"])
+    hits = [Hit(session_id="s", entry_id="chart", level="l3", kind="chunk", score=1.0, text=yaml)]
+    result = pack("How much memory does sundial get?", hits, 1024)
+    assert "… sundial: › memory: 3604Mi" in result.text, result.text
+    assert "… sundial:\n" not in result.text, "the opener alone says nothing its next line does not"

@@ -1,15 +1,20 @@
 """``recall(question, k=..., budget=...)``: what the index finds, as text that fits a token budget.
 
 The packet holds the best hits that fit, laid out in the order they happened (see
-:func:`in_time_order`), each headed by its rank and evidence (level, session, entry, score) and
-followed by its text. A hit whose text costs more than a sixteenth of the budget is shown as an
-*excerpt* of at most a quarter of it (so that many hits fit): the lines (and pieces of long lines)
-that hold the question's terms, most terms first, in their order in the record, each excerpt line
-marked with ``…`` and headed by what it belongs to (:mod:`aptmem.recall.headings`: a YAML line by
-its keys, a diff line by its file); of the rows of one form that hold the same terms only the
-first is shown. A hit with no such line is shortened (with a visible marker); a text already
-shown is not shown again. Hits that no longer fit at all are left out. Tokens are counted with the
-``medium`` tier (script-aware, no tokenizer needed), which is what a caller would budget with.
+:func:`in_time_order`): a ``session <id>`` line before each run of one session's hits, then each
+hit headed by its rank and evidence (level, kind, entry, score) and followed by its text. (The
+session id stands once per run rather than in every header: a UUID costs about 28 tokens, and
+with ten hits the headers took 430 of the 1,024 tokens.) A hit whose text costs more than a
+sixteenth of the budget is shown as an *excerpt* of at most a quarter of it: the lines (and
+pieces of long lines) that hold the question's terms, the most (by length) first, in their order
+in the record, each excerpt line marked with ``…`` and headed by what it belongs to
+(:mod:`aptmem.recall.headings`: a YAML line by its keys, a diff line by its file; the line that
+opens a block is not shown apart from the line after it, which names it); of the rows of one form
+that hold the same terms only the first is shown. A hit with no such line is shortened (with a
+visible marker). Lines are taken in rounds (every hit's best line, best ranked first, then every
+hit's second, ...), so the budget first reaches as many hits as fit; a text or excerpt line
+already shown is not shown again. Tokens are counted with the ``medium`` tier (script-aware, no
+tokenizer needed), which is what a caller would budget with.
 """
 
 from __future__ import annotations
@@ -79,20 +84,23 @@ def _pieces(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) -> str:
-    """The pieces of ``text`` holding the most of ``terms`` (lowercase), in text order, within ``tokens``; "" if none does.
+def _ranked_pieces(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
+    """(position, shown line) of the pieces of ``text`` that hold any of ``terms``, most terms first, then in text order.
 
     A term matches as a substring of the lowercased piece or its heading (so a stem matches its
     inflections: ``endpoint`` in ``endpoints``); terms shorter than 2 characters are ignored. Of
     the pieces of one :func:`~aptmem.recall.headings.shape` that hold the same terms (with their
-    heading), only the first is shown (the rows of one listing that all name the subject say it once; the
-    lines of one YAML block differ in form).
+    heading), only the first is kept (the rows of one listing that all name the subject say it
+    once; the lines of one YAML block differ in form). A shown line is the piece after its
+    heading, marked with ``…``.
     """
     pieces = _pieces(text)
     wanted = [t for t in terms if len(t) >= 2]
     scored = []
     said: set[tuple[frozenset[str], str]] = set()
     for position, (heading, piece) in enumerate(pieces):
+        if position + 1 < len(pieces) and pieces[position + 1][0].rsplit(JOIN, 1)[-1] == piece:
+            continue  # it opens a block: the next line shows it as its heading, and holds every term it does
         low = f"{heading}\n{piece}".lower()
         held = frozenset(t for t in wanted if t in low)
         if not held:
@@ -101,16 +109,25 @@ def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) 
         if row in said:
             continue
         said.add(row)
-        scored.append((-len(held), position))
-    shown = [_MARK + (f"{h}{JOIN}{p}" if h else p) for h, p in pieces]
-    chosen: list[int] = []
+        # Terms weigh by their length, a cheap stand-in for specificity (as in abstain.coverage): a
+        # line naming the subject goes before a listing's header that holds one relation word.
+        scored.append((-sum(map(len, held)), position, _MARK + (f"{heading}{JOIN}{piece}" if heading else piece)))
+    return [(position, line) for _, position, line in sorted(scored)]
+
+
+def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) -> str:
+    """The pieces of ``text`` holding the most of ``terms`` (lowercase), in text order, within ``tokens``; "" if none does.
+
+    Which pieces, and how they are shown: :func:`_ranked_pieces`; the best are taken while they fit.
+    """
+    chosen: list[tuple[int, str]] = []
     left = tokens
-    for _, position in sorted(scored):
-        cost = estimator.count(shown[position]) + 1
+    for position, line in _ranked_pieces(text, terms):
+        cost = estimator.count(line) + 1
         if cost <= left:
-            chosen.append(position)
+            chosen.append((position, line))
             left -= cost
-    return "\n".join(shown[p] for p in sorted(chosen))
+    return "\n".join(line for _, line in sorted(chosen))
 
 
 class RecallResult(msgspec.Struct, kw_only=True):
@@ -124,7 +141,11 @@ class RecallResult(msgspec.Struct, kw_only=True):
 
 
 def _header(n: int, hit: Hit) -> str:
-    return f"[{n}] {hit.level} {hit.kind} session {hit.session_id} entry {hit.entry_id} score {hit.score:.4g}"
+    return f"[{n}] {hit.level} {hit.kind} entry {hit.entry_id} score {hit.score:.4g}"
+
+
+def _session_line(session_id: str) -> str:
+    return f"session {session_id}"
 
 
 def _shorten(text: str, tokens: int, estimator: Estimator) -> str:
@@ -145,51 +166,99 @@ def _shorten(text: str, tokens: int, estimator: Estimator) -> str:
     return cut + _CUT if cut else ""
 
 
+class _Block:
+    """One hit as the packet shows it: its rank, the pieces it may show (best first) and the ones taken."""
+
+    def __init__(self, rank: int, hit: Hit, candidates: list[tuple[int, str]]) -> None:
+        self.rank, self.hit, self.candidates = rank, hit, candidates
+        self.taken: list[tuple[int, str]] = []
+        self.tokens = 0  # of the pieces taken
+
+    def lines(self) -> list[str]:
+        return [_header(self.rank, self.hit), *(line for _, line in sorted(self.taken))]
+
+
+def _layout(head: str, blocks: Sequence[_Block]) -> str:
+    """The packet's text: ``head``, then the blocks in time order, a session line before each run of one session's."""
+    by_hit = {id(b.hit): b for b in blocks}
+    lines = [head]
+    session = None
+    for hit in in_time_order([b.hit for b in blocks]):
+        if hit.session_id != session:
+            session = hit.session_id
+            lines.append(_session_line(session))
+        lines.extend(by_hit[id(hit)].lines())
+    return "\n".join(lines)
+
+
 def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator | None = None) -> RecallResult:
-    """Lay ``hits`` out as one text of at most ``budget`` tokens (see the module docstring)."""
+    """Lay ``hits`` out as one text of at most ``budget`` tokens (see the module docstring).
+
+    Pieces are taken in rounds: first the best piece of every hit, best ranked first, then each
+    hit's second best, and so on, each hit up to its share of the budget: the evidence a packet
+    can hold is first spread over as many hits as fit (the fact asked is often in the fifth or
+    tenth hit, and one line of it answers), then deepened.
+    """
     estimator = estimator or get_estimator("medium")
     terms = query_tokens(question)
     share = max(MIN_TEXT_TOKENS, int(budget * HIT_SHARE))
     whole = max(MIN_TEXT_TOKENS, int(budget * WHOLE_SHARE))
-    said: set[str] = set()  # texts shown: the same text again (a tool call's arguments, repeated) says nothing new
     head = f"Recalled for: {question}"
-    parts = [head]
     used = estimator.count(head)
-    shown: list[Hit] = []
-    for n, hit in enumerate(hits, start=1):
-        header = _header(n, hit)
-        room = budget - used - estimator.count(header) - 2  # two line breaks
-        if room < MIN_TEXT_TOKENS:
-            break
-        block = ""
-        while room >= MIN_TEXT_TOKENS:
-            text = hit.text
-            if estimator.count(text) > min(room, whole):  # longer than a few lines: the lines that answer
-                text = excerpt(text, terms, min(room, share), estimator) or _shorten(text, min(room, share), estimator)
-            block = f"{header}\n{text}" if text else ""
-            # Token counts of joined texts are not exactly the sum of their parts: check the whole.
-            over = estimator.count("\n".join([*parts, block])) - budget if block else 0
-            if over <= 0:
-                break
-            room -= over + 1
-            block = ""
-        if not block:
-            break
-        if text in said:
+    blocks: list[_Block] = []
+    texts: set[str] = set()  # a text shown again (a tool call's arguments, repeated) says nothing new
+    for rank, hit in enumerate(hits, start=1):
+        if hit.text in texts:
             continue
-        said.add(text)
-        parts.append(block)
-        used = estimator.count("\n".join(parts))
-        shown.append(hit)
-    blocks = dict(zip(map(id, shown), parts[1:]))
-    while shown:  # laid out in time order; joins count a little differently, so check the whole again
-        text = "\n".join([head, *(blocks[id(h)] for h in in_time_order(shown))])
-        if estimator.count(text) <= budget:
-            break
-        shown.pop()  # the lowest ranked
-    else:
+        texts.add(hit.text)
+        if estimator.count(hit.text) <= whole:  # a few lines: shown whole
+            candidates = [(0, hit.text)]
+        else:  # the lines that answer, or the start of the text when none does
+            candidates = _ranked_pieces(hit.text, terms) or [(0, _shorten(hit.text, share, estimator))]
+        blocks.append(_Block(rank, hit, [c for c in candidates if c[1]]))
+    shown: list[_Block] = []  # blocks with a piece taken, in the order their first piece was
+    sessions: set[str] = set()
+    order: list[_Block] = []  # the block of every piece taken, in the order taken
+    said: set[str] = set()
+    depth = 0
+    while any(depth < len(b.candidates) for b in blocks):
+        for block in blocks:
+            if depth >= len(block.candidates):
+                continue
+            position, line = block.candidates[depth]
+            if line in said:  # another hit's excerpt showed this line (a summary repeats its history's)
+                continue
+            cost = estimator.count(line) + 1
+            extra = 0
+            if not block.taken:
+                extra = estimator.count(_header(block.rank, block.hit)) + 1
+                if block.hit.session_id not in sessions:
+                    extra += estimator.count(_session_line(block.hit.session_id)) + 1
+            if block.tokens + cost > share or used + cost + extra > budget:  # a hit's share (a whole text is below it)
+                continue
+            if not block.taken:
+                shown.append(block)
+                sessions.add(block.hit.session_id)
+            block.taken.append((position, line))
+            block.tokens += cost
+            used += cost + extra
+            said.add(line)
+            order.append(block)
+        depth += 1
+    # Token counts of joined texts are not exactly the sum of their parts: check the whole, and
+    # give back the pieces taken last until it fits.
+    text = _layout(head, shown)
+    while shown and estimator.count(text) > budget:
+        block = order.pop()
+        block.taken.pop()
+        if not block.taken:
+            shown.remove(block)
+        text = _layout(head, shown)
+    if not shown:
         text = ""
-    return RecallResult(question=question, hits=shown, text=text, tokens=estimator.count(text) if text else 0, budget=budget)
+    shown.sort(key=lambda b: b.rank)
+    return RecallResult(question=question, hits=[b.hit for b in shown], text=text,
+                        tokens=estimator.count(text) if text else 0, budget=budget)
 
 
 def in_time_order(hits: Sequence[Hit]) -> list[Hit]:
