@@ -6,7 +6,7 @@ threads pasted in, and the agent's tools: ``dbt build`` output, Airflow task log
 consumer-group listings, an email thread and NDJSON from an observability API. Kinds, phrasings
 and questions are in :mod:`.dataplatform_text`, the filler in :mod:`.dataplatform_filler`.
 
-Planted, with the shape's counts: facts of sixteen kinds about tables, DAGs, source connectors,
+Planted, with the shape's counts: facts of eighteen kinds about tables, DAGs, source connectors,
 topics and packages (said by the user, by the agent, or as one line of a tool's output), updates
 said in a later day that name the old and the new value (asked for both), sets gathered one value
 per day (merged pull requests, cleared DAG runs, cancelled queries), two events on different days

@@ -4,7 +4,7 @@ The subjects are a data team's own nouns: warehouse tables (``analytics.fct_invo
 DAG ids, source connectors, Kafka topics and the packages of the dbt project. A kind's value has
 the shape people write it in (an email address, a partition date, a Jira key, a null budget in
 percent, a column name, a wiki URL, a cron expression, an SLA as ``3h15m``, a dollar cap, a Slack
-channel, a CIDR, an ``s3://`` or ``gs://`` URI, a consumer group, a lag threshold with a thousands
+channel, a Snowflake warehouse with its size, a CIDR, an ``s3://`` or ``gs://`` URI, a consumer group, a lag threshold with a thousands
 separator, a semver pin, a decision with its reason, a preference).
 
 A kind's ``said`` is (carrier, format, template) in English, Japanese or French; templates are
@@ -78,7 +78,8 @@ _FRENCH = frozenset(("le", "la", "les", "des", "du", "est", "quel", "quelle", "q
                      "lit", "groupe", "retenu", "parce", "que", "plafond", "seuil", "délai", "toléré", "au", "elle",
                      "désormais", "écrivez", "toute", "repart", "mergée", "annulées", "pendant", "requêtes", "relancé",
                      "cadre", "qu'est", "ce", "attend", "utilisateur", "déclenchait", "retard", "arrivaient", "où",
-                     "monté", "utilisait", "élimine", "colonne", "doublons", "numéro", "quand", "plus"))
+                     "monté", "utilisait", "élimine", "colonne", "doublons", "numéro", "quand", "plus", "entrepôt",
+                     "tourne", "tournait"))
 
 
 def language_of(text: str) -> str:
@@ -155,6 +156,10 @@ def _dollars(rng: random.Random, _: str) -> str:
 
 def _channel(rng: random.Random, _: str) -> str:
     return f"#dq-{rng.choice(_WORDS)}-{rng.choice(('alerts', 'pager', 'oncall', 'noise'))}"
+
+
+def _warehouse(rng: random.Random, _: str) -> str:
+    return f"{rng.choice(_WORDS).upper()}_WH_{rng.choice(('XS', 'S', 'M', 'L', 'XL', '2XL', '3XL', '4XL'))}"
 
 
 def _cidr(rng: random.Random, _: str) -> str:
@@ -274,6 +279,18 @@ KINDS: tuple[PlatformKind, ...] = (
                  ("Which Slack channel gets the alerts of {s}?", "Where do I see it when {s} breaks?",
                   "{s} のアラートはどこに流れますか？"),
                  pattern=r"(?<![\w#])#[a-z][a-z0-9-]{3,}"),
+    PlatformKind("dp_warehouse", _pipeline, _warehouse,
+                 (("tool", "terraform", '      ~ warehouse = "{v}"  # the warehouse {s} runs its queries on'),
+                  ("tool", "airflow_log", "INFO - Using connection snowflake_default, warehouse={v}, dag={s}"),
+                  ("user", "chat", "{s} runs on {v}, don't point it at the BI warehouse"),
+                  ("assistant", "prose", "{s} のクエリはウェアハウス {v} で実行されています。")),
+                 ("Which Snowflake warehouse does {s} run on?", "Where does the compute for {s} come from?",
+                  "Sur quel entrepôt Snowflake tourne {s} ?"),
+                 pattern=r"(?<![\w])[A-Z]+_WH_(?:XS|S|M|L|XL|\dXL)(?!\w)",
+                 update=("Resized {s}: it moved from {old} to {v} for the month-end close.",
+                         "{s} は {old} から {v} に切り替えました。"),
+                 ask_before=("Which warehouse did {s} run on before the resize?", "Where did the compute for {s} come from earlier?",
+                             "Sur quel entrepôt tournait {s} avant ?")),
     PlatformKind("dp_allowlist", _source, _cidr,
                  (("tool", "terraform", '      + cidr_blocks = ["{v}"]  # egress for {s}'),
                   ("user", "chat", "{s} only accepts connections from {v}, ask netops before touching it"),
