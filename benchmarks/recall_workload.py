@@ -214,7 +214,7 @@ _BLIND3: dict[str, tuple[str, str]] = {
     "preference": ("A new contractor is picking up {s} and heard the user is particular about how things get done there. What did the user ask for?",
                    "新来的外包要接手 {s}，听说用户对这边的做法有讲究，用户具体要的是什么"),
     "decision": ("Our director asked in the budget review why {s} is built on what it is built on and what the rationale was. Can you give me the short version?",
-                 "总监在预算评审上问 {s} 为什么用了现在这套、理由是什么，帮我概括一下"),
+                 "总监在预算评审上问 {s} 当初凭什么选了现在这套、依据是什么，帮我概括一下"),
 }
 
 

@@ -5,6 +5,7 @@ other question as it was, blind3 asks each held-out fact once per wording, and n
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 from pathlib import Path
 
@@ -14,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from recall_fusion import DEVELOPMENT  # noqa: E402
-from recall_workload import _BLIND3, KINDS, build_workload  # noqa: E402
+from recall_workload import _BLIND3, _TEXTS, KINDS, build_workload  # noqa: E402
 
 #: The digest of every question of the other splits, computed at main (3856d2b) before blind3 was added,
 #: by :func:`_digest` over a workload of 12 sessions of 20 entries with 48 facts. Session ids are random
@@ -55,3 +56,13 @@ def test_blind3_has_a_wording_per_kind_and_is_no_development_split() -> None:
     assert set(_BLIND3) == set(KINDS)
     assert all(en and zh and en != zh for en, zh in _BLIND3.values())
     assert "blind3" not in DEVELOPMENT
+
+
+def test_blind3_uses_none_of_the_template_relation_words() -> None:
+    # The template's own words, less question words and the slots both wordings must name (the subject, the bug, ...).
+    common = set("what which is the of for in does do to and why did we use".split())
+    for kind, (en, _) in _BLIND3.items():
+        template = _TEXTS[kind]["ask"][0]  # type: ignore[index]
+        relation = {w for w in re.findall(r"[a-z]+", re.sub(r"\{\w+\}", " ", template.lower())) if w not in common}
+        assert not relation & set(re.findall(r"[a-z]+", re.sub(r"\{\w+\}", " ", en.lower()))), kind
+    assert "{key}" not in _BLIND3["env"][0]  # the env template's relation is its key (DATABASE_URL, ...)
