@@ -23,7 +23,7 @@ from aptmem.entries import encode_line
 from experiments.measurements.memory_quality.dataplatform import build_dataplatform
 from experiments.measurements.memory_quality.dataplatform_filler import TOOL_FORMATS, DataFiller
 from experiments.measurements.memory_quality.dataplatform_text import (AGGREGATES, KINDS, MODELS, ORDER_QUESTIONS, PACKAGES,
-                                                                       PIPELINES, SOURCES, TOPICS, language_of)
+                                                                       PIPELINES, SOURCES, TOPICS, in_words, language_of, rough)
 from experiments.measurements.memory_quality.generators import GENERATORS
 from experiments.measurements.memory_quality.kinds import KINDS as PLANTED_KINDS
 from experiments.measurements.memory_quality.workload import DAY_MS, Workload, WorkloadShape
@@ -120,6 +120,25 @@ def test_facts_come_in_many_kinds_carriers_formats_and_three_languages(seed: int
     assert len({i.format for i in workload.items if i.type != "absent"}) >= 6, f"seed {seed}"
     for decision in (i for i in facts if i.kind == "dp_decision"):
         assert len(decision.answers) == 2, f"seed {seed} {decision.id}: a decision is answered with its reason"
+
+
+def test_values_said_from_memory_are_rounded_words_near_the_exact_value() -> None:
+    assert [in_words(n) for n in (0, 7, 19, 40, 42, 100, 305)] == ["zero", "seven", "nineteen", "forty", "forty-two",
+                                                                   "one hundred", "three hundred and five"]
+    assert rough("dp_lag_threshold", "579,821") == "somewhere around six hundred thousand messages"
+    assert rough("dp_monthly_budget", "$32,518") == "roughly thirty-three grand a month"
+    assert rough("dp_sla", "6h20m") == "a bit over six hours" and rough("dp_sla", "1h45m") == "a bit under two hours"
+    assert rough("dp_null_budget", "4.13%") == "a little over four percent of nulls"
+    assert rough("dp_null_budget", "0.12%") == "well under one percent of nulls"
+    assert rough("dp_model_owner", "ines.carvalho@dataco.io") is None
+    rng = random.Random(3)
+    for kind in KINDS:
+        for _ in range(100):
+            said = rough(kind.name, kind.value(rng, kind.subject(rng)))
+            assert said is None or not any(c.isdigit() for c in said), (kind.name, said)
+    said = sum(texts_of(build_dataplatform(WorkloadShape(), seed))[1].count(m) for seed in SEEDS
+               for m in ("more or less, last time I looked", "if I remember right"))
+    assert said >= 3, f"{said} values said from memory over seeds {SEEDS}"
 
 
 def test_every_question_asks_in_english_twice_then_in_japanese_or_french() -> None:

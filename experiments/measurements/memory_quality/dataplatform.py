@@ -12,7 +12,9 @@ said in a later day that name the old and the new value (asked for both), sets g
 per day (merged pull requests, cleared DAG runs, cancelled queries), two events on different days
 asked in time order, absent facts (a kind and a subject never said together, each said with
 something else), and distractors: near misses of each fact (the same kind of another subject, or
-another kind of the same subject) and fact-shaped remarks about filler tables in every turn.
+another kind of the same subject), some values said again from memory in words in another turn
+("somewhere around six hundred thousand messages"), and fact-shaped remarks about filler tables in
+every turn.
 
 Written blind in phase 9: without reading the fact finder, the recall code or the memory
 strategies, and with only ``none`` and ``full_history`` run on it. Items an answer of which
@@ -30,7 +32,7 @@ from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.dataplatform_filler import TOOL_FORMATS, DataFiller
 from experiments.measurements.memory_quality.dataplatform_text import (AGGREGATES, INCIDENTS, KINDS, MODELS, ORDER_EVENTS,
                                                                        ORDER_QUESTIONS, PIPELINES, PlatformKind, fill,
-                                                                       language_of)
+                                                                       language_of, rough)
 from experiments.measurements.memory_quality.planting import PlacedStatement
 from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
 
@@ -131,6 +133,12 @@ class _Draw:
             return
         ident = self._item(type="fact", kind=kind, subject=subject, answers=(value, why) if why else (value,), ask=kind.ask)
         self._state(kind, subject, value, self._turn(), ident, why=why)
+        said_roughly = rough(kind.name, value)
+        if said_roughly and self.rng.random() < 0.7:  # the value from memory, in another turn (a distractor)
+            carrier = self.rng.choice(("user", "assistant"))
+            template = self.rng.choice(("if I remember right, {s} sits at {r}", "{s}: {r}, more or less, last time I looked"))
+            self._put(self._turn(), carrier, "chat" if carrier == "user" else "prose",
+                      template.replace("{s}", subject).replace("{r}", said_roughly))
         self._near_misses(kind, subject)
 
     def _near_misses(self, kind: PlatformKind, subject: str) -> None:
@@ -210,7 +218,8 @@ class _Day:
         if chat or rng.random() < 0.4:  # a pasted thread: the colleagues' lines, the user's own among them
             lines = filler.thread(rng.randrange(2, 7))
             for s in chat:
-                lines.insert(rng.randrange(len(lines) + 1), f"[{rng.randrange(8, 19):02d}:{rng.randrange(60):02d}] {_ME}: {s.text}")
+                who = _ME if rng.random() < 0.5 else filler.colleague()  # the user's own line, or one they relay
+                lines.insert(rng.randrange(len(lines) + 1), f"[{rng.randrange(8, 19):02d}:{rng.randrange(60):02d}] {who}: {s.text}")
             parts.append("Pasting the thread:\n" + "\n".join(lines))
         parts += [s.text for s in prose]
         user = User(ts=self.clock.tick(120_000), id=self.clock.next_id("u"), content="\n\n".join(parts))

@@ -87,6 +87,10 @@ class DataFiller:
         return [f"[{self._clock()}] {rng.choice(_NAMES).split('.')[0]}: {self._fmt(rng.choice(_THREAD[_lang(rng)]))}"
                 for _ in range(n)]
 
+    def colleague(self) -> str:
+        """A colleague's Slack handle."""
+        return self.rng.choice(_NAMES).split(".")[0]
+
     def reply(self) -> str:
         """The agent's reply before the remarks it plants."""
         return self.rng.choice(_REPLIES[_lang(self.rng)])

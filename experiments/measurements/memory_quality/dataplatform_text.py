@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["AGGREGATES", "KINDS", "ORDER_EVENTS", "ORDER_QUESTIONS", "PlatformKind", "fill", "language_of"]
+__all__ = ["AGGREGATES", "KINDS", "ORDER_EVENTS", "ORDER_QUESTIONS", "PlatformKind", "fill", "in_words", "language_of", "rough"]
 
 MODELS = ("analytics.fct_invoices", "analytics.fct_shipments", "marts.dim_merchants", "marts.dim_couriers",
           "staging.stg_stripe_charges", "staging.stg_zendesk_tickets", "finance.fct_revenue_daily",
@@ -88,6 +88,43 @@ def language_of(text: str) -> str:
         return "japanese"
     tokens = set(re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.casefold()))
     return "french" if len(tokens & _FRENCH) >= 2 else "english"
+
+
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+
+def in_words(n: int) -> str:
+    """``n`` (0-999) in English words: ``forty-two``, ``three hundred and five``."""
+    if n >= 100:
+        hundreds, rest = divmod(n, 100)
+        return f"{_UNITS[hundreds]} hundred" + (f" and {in_words(rest)}" if rest else "")
+    if n < 20:
+        return _UNITS[n]
+    tens, units = divmod(n, 10)
+    return _TENS[tens] + (f"-{_UNITS[units]}" if units else "")
+
+
+def rough(kind: str, value: str) -> str | None:
+    """How someone says ``value`` of ``kind`` from memory, rounded and in words (None: it is never said so).
+
+    Never the exact value and no digits: a remark like this is a distractor beside the exact statement.
+    """
+    if kind == "dp_lag_threshold":
+        thousands = round(int(value.replace(",", "")) / 50_000) * 50
+        return f"somewhere around {in_words(thousands)} thousand messages"
+    if kind == "dp_monthly_budget":
+        return f"roughly {in_words(round(int(value[1:].replace(',', '')) / 1000))} grand a month"
+    if kind == "dp_sla":
+        hours, minutes = int(value.split("h")[0]), int(value.split("h")[1][:-1])
+        return f"a bit {'over' if minutes < 30 else 'under'} {in_words(hours if minutes < 30 else hours + 1)} hours"
+    if kind == "dp_null_budget":
+        percent = float(value[:-1])
+        if percent < 0.5:
+            return "well under one percent of nulls"
+        return f"{'just under' if percent % 1 >= 0.5 else 'a little over'} {in_words(round(percent))} percent of nulls"
+    return None
 
 
 @dataclass(frozen=True)
