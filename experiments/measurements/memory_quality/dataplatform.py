@@ -40,6 +40,8 @@ __all__ = ["build_dataplatform"]
 
 #: the user's handle in the Slack threads they paste
 _ME = "me"
+#: the name under which every generator written apart exposes its kinds (the others' phrasing checks read it)
+_KINDS = KINDS
 
 
 class _Draw:
