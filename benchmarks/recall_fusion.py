@@ -40,7 +40,7 @@ from aptmem.recall.engines.dense_rerank import DenseRerankEngine, reorder  # noq
 from aptmem.recall.index import RecallIndex, file_token, level_filter  # noqa: E402
 
 #: The splits asked here: the development splits (blind2, held out in phase 7, is one since phase 8;
-#: a split written later to be held out is never asked here).
+#: a split written later to be held out, phase 9's ``blind3``, is never asked here).
 DEVELOPMENT = ("tune", "held_out", "fresh", "blind", "blind2")
 DEPTH = 50
 #: The deepest head reordered (the fts rerank's depth).

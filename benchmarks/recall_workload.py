@@ -21,7 +21,9 @@ facts are also asked in a third, ``fresh`` style (split ``fresh``, see :data:`_F
 after the held-out wordings had been looked at in three phases of work, and in a fourth,
 ``blind`` (see :data:`_BLIND`), written in phase 6 before the keyword rerank was developed:
 and in a fifth, ``blind2`` (see :data:`_BLIND2`), written in phase 7 before that phase's ranking
-work, after ``blind`` had been looked at in aggregate: the figure no tuning has seen.
+work, after ``blind`` had been looked at in aggregate; and in a sixth, ``blind3`` (see
+:data:`_BLIND3`), written blind in phase 9 and asked by no development split: the figure no
+tuning has seen.
 """
 
 from __future__ import annotations
@@ -187,6 +189,32 @@ _BLIND2: dict[str, tuple[str, str]] = {
                    "我上次给 {s} 的改动因为风格被退回了，提醒我用户在那里坚持什么"),
     "decision": ("If someone proposes ripping out the stack under {s}, what argument kept it as it is?",
                  "要是有人提议把 {s} 底下的技术栈推倒重来，当初让它保持现状的理由是什么"),
+}
+
+
+#: The ``blind3`` questions: a sixth wording per kind (en, zh), written blind in phase 9 (without
+#: reading the recall engines or their reranks, and never run through one while written). The
+#: voice is a go-between relaying someone else's half-remembered request (a colleague, a lead, a
+#: contractor): who asked, what they vaguely recall, then the ask, with none of the template's
+#: relation words and none of the earlier wordings' shapes. Asked of the held-out facts as
+#: :data:`_FRESH` is; reported as split ``blind3``, held out (no development split asks it).
+_BLIND3: dict[str, tuple[str, str]] = {
+    "env": ("Dana from support says {s} in {env} cannot find its {proto} backend and asked me to pass on what it is supposed to talk to; she did not remember the details.",
+            "客服那边的同事说{env_zh}的 {s} 找不到它的 {proto} 后端，托我问一下它本来应该连去哪里"),
+    "branch": ("Someone on the mobile team half-remembers that {s} has one particular line new work must merge into before it goes out. Do you know which?",
+               "移动端的同事隐约记得 {s} 有一条专门用来出版本的线，新代码得先合进去，是哪一条"),
+    "commit": ("A colleague told me the {bug} in {s} was sorted out by one specific change a while ago, but she could not recall its identifier. Which was it?",
+               "同事说 {s} 的 {bug} 之前是某一次改动搞定的，可她想不起那个标识了，是哪个"),
+    "ticket": ("My lead wants to look into {topic} for {s} and is sure there is a reference number for it somewhere. What is it?",
+               "组长让我查一下 {s} 那件{topic}的事对应的号码，他记得有但忘了是几号"),
+    "endpoint": ("The network folks are setting up a prober for {s}; they think there is some short path that says whether it is up, but forgot which.",
+                 "网络组的人说要知道 {s} 还在不在得访问一个短路径，他们忘了是哪个"),
+    "pin": ("A data engineer rebuilding {s} on her laptop was told to install one exact {lib} release, not the latest. Which one did she mean?",
+            "有个数据工程师在本地重建 {s}，有人跟她讲过 {lib} 只能装某个特定的号、不能装最新的，是哪个"),
+    "preference": ("A new contractor is picking up {s} and heard the user is particular about how things get done there. What did the user ask for?",
+                   "新来的外包要接手 {s}，听说用户对这边的做法有讲究，用户具体要的是什么"),
+    "decision": ("Our director asked in the budget review why {s} is built on what it is built on and what the rationale was. Can you give me the short version?",
+                 "总监在预算评审上问 {s} 当初凭什么选了现在这套、依据是什么，帮我概括一下"),
 }
 
 
@@ -397,10 +425,10 @@ def _questions(rng: random.Random, facts: list[Fact], subjects: list[str]) -> li
 
 
 def _fresh_questions(facts: list[Fact]) -> list[Question]:
-    """The :data:`_FRESH`, :data:`_BLIND` and :data:`_BLIND2` wordings of every held-out fact, in its language and in the other
+    """The :data:`_FRESH`, :data:`_BLIND`, :data:`_BLIND2` and :data:`_BLIND3` wordings of every held-out fact, in its language and in the other
     (no randomness: adding them leaves every other question of a seed as it was)."""
     out: list[Question] = []
-    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND), ("blind2", _BLIND2)):
+    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND), ("blind2", _BLIND2), ("blind3", _BLIND3)):
         for fact in facts:
             if fact.split != "held_out":
                 continue

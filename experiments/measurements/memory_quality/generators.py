@@ -15,13 +15,19 @@ developed on its misses); ``oncall`` (:mod:`.oncall`), a sixth (an on-call
 engineer's incident shifts: the pasted incident channel, kubectl, PromQL, Alertmanager and
 PagerDuty JSON, runbooks, the postmortem's email thread and action-item sheet, in English,
 German, Spanish and Chinese, with every item type), written blind in phase 6 (the same rules as
-``pairing``): held out, never tuned on. Each builds one seed's sessions and items.
+``pairing``): held out, never tuned on; ``dataplatform`` (:mod:`.dataplatform`), a seventh (a data
+platform team's days: dbt and Airflow logs, model SQL, Terraform plans, a Jira CSV export, pasted
+Slack threads, a Confluence runbook, warehouse YAML, Kafka consumer groups, email and NDJSON, in
+English, Japanese and French, with every item type), written blind in phase 9 (without reading the
+fact finder, the recall code or the strategies; only ``none`` and ``full_history`` run on it while
+it was written): held out, never tuned on. Each builds one seed's sessions and items.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from experiments.measurements.memory_quality.dataplatform import build_dataplatform
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
 from experiments.measurements.memory_quality.independent import build_independent
 from experiments.measurements.memory_quality.oncall import build_oncall
@@ -33,4 +39,5 @@ __all__ = ["GENERATORS"]
 
 GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent,
                                                                 "fieldnotes": build_fieldnotes, "tracker": build_tracker,
-                                                                "pairing": build_pairing, "oncall": build_oncall}
+                                                                "pairing": build_pairing, "oncall": build_oncall,
+                                                                "dataplatform": build_dataplatform}

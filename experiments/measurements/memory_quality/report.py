@@ -32,7 +32,10 @@ _GENERATOR_NOTE = {"independent": "the independent generator, written apart from
                    "pairing": "the pairing generator (a coding pair's diffs, build files, CI logs, bilingual chat), "
                               "a fifth style written blind (held out in phase 5, tuned on in phase 6)",
                    "oncall": "the on-call generator (incident channel, kubectl, PromQL, alert JSON, runbooks, postmortem "
-                             "emails and sheets), a sixth style written blind in phase 6 and held out from all tuning"}
+                             "emails and sheets), a sixth style written blind in phase 6 and held out from all tuning",
+                   "dataplatform": "the data-platform generator (dbt and Airflow logs, SQL, Terraform plans, Jira CSV, Slack "
+                                   "pastes, runbooks, warehouse YAML, Kafka groups, email; English, Japanese, French), a seventh "
+                                   "style written blind in phase 9 and held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 
