@@ -32,7 +32,7 @@ _GENERATOR_NOTE = {"independent": "the independent generator, written apart from
                    "pairing": "the pairing generator (a coding pair's diffs, build files, CI logs, bilingual chat), "
                               "a fifth style written blind (held out in phase 5, tuned on in phase 6)",
                    "oncall": "the on-call generator (incident channel, kubectl, PromQL, alert JSON, runbooks, postmortem "
-                             "emails and sheets), a sixth style written blind in phase 6 and held out from all tuning",
+                             "emails and sheets; English, German, Spanish, Chinese), a sixth style written blind in phase 6 and held out from all tuning",
                    "dataplatform": "the data-platform generator (dbt and Airflow logs, SQL, Terraform plans, Jira CSV, Slack "
                                    "pastes, runbooks, warehouse YAML, Kafka groups, email; English, Japanese, French), a seventh "
                                    "style written blind in phase 9 and held out from all tuning"}
@@ -242,7 +242,7 @@ def memory_section(run_dir: str | Path) -> str:
         + (_GENERATOR_NOTE[shape["generator"]] if shape.get("generator") in _GENERATOR_NOTE
            else f"{shape['split']} phrasings") + "), with "
         f"{items.height // max(len(settings['seeds']), 1)} planted items each (facts of {items['kind'].n_unique()} kinds "
-        "in prose, code comments, log lines and minified JSON, in English and Chinese; knowledge updates; sets across "
+        "in prose, code comments, log lines and minified JSON, in the generator's languages (English and Chinese unless named); knowledge updates; sets across "
         "sessions; time order; absent facts beside near misses), asked in three wordings. Every strategy runs the same "
         f"sessions at windows {', '.join(f'{w:,}' for w in settings['windows'])} (trigger {settings['trigger']:.0%}, "
         f"target {settings['target']:.0%}). Scores are exact: an answer counts when its string is in what the strategy "
