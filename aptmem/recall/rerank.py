@@ -34,8 +34,9 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from aptmem.recall.analyze import CJK_CHARS, cjk_bigrams, is_cjk, query_tokens
+from aptmem.recall.analyze import CJK_CHARS, cjk_bigrams, is_cjk, query_tokens, spellings, stems
 from aptmem.recall.answer_type import asked_types, holds_any, holds_type, text_words
+from aptmem.recall.bridge import chinese, chinese_words, english
 from aptmem.recall.lexicon import GROUPS, synonyms
 
 __all__ = ["ANY_VALUE", "RERANK_DEPTH", "Concept", "concepts", "covered", "rerank"]
@@ -58,24 +59,38 @@ _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _CJK_LEXICON = sorted({w for g in GROUPS for w in g if is_cjk(w[0])}, key=len, reverse=True)
 
 
-def _forms(word: str) -> set[str]:
-    """A word and its usual English inflections (and the base of an inflected word)."""
-    out = {word, word + "s", word + "es", word + "ed", word + "d", word + "ing"}
-    for suffix in ("ing", "es", "ed", "s", "d"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)]
-            out.update((base, base + "e"))
-    return out
+def _stems(word: str) -> set[str]:
+    """The Porter stems of an English word and of its other spelling (colour, color: one concept)."""
+    variants = spellings(word)
+    found = stems(variants)
+    return {found[v] for v in variants}
+
+
+def _stemmed(words: frozenset[str]) -> frozenset[str]:
+    """A record's words as stems (non-English words as they are)."""
+    found = stems(words)
+    return frozenset(found[w] for w in words)
+
+
+@lru_cache(maxsize=8192)
+def _record_words(body: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A record's words (:func:`~aptmem.recall.answer_type.text_words`) and their stems, remembered: the
+    same records come back question after question (a subject's records, for every question about it)."""
+    words = text_words(body)
+    return words, _stemmed(words)
 
 
 @lru_cache(maxsize=4096)
 def _concept(word: str, expand: bool) -> Concept:
-    """The concept of one question word: the word and, with ``expand``, the other words of its lexicon groups."""
+    """The concept of one question word: the word and, with ``expand``, the other words of its lexicon
+    groups and its translations (:mod:`aptmem.recall.bridge`: an English word's Chinese headwords, a
+    Chinese word's English words)."""
     single: set[str] = set()
     several: list[frozenset[str]] = []
-    for alternative in (word, *synonyms(word)) if expand else (word,):
+    bridged = (english(word) if is_cjk(word[0]) else chinese(word)) if expand else ()
+    for alternative in (word, *synonyms(word), *bridged) if expand else (word,):
         if not is_cjk(alternative[0]):
-            single.update(_forms(alternative))
+            single.update(_stems(alternative))
         elif len(alternative) <= 2:
             single.add(alternative)
         else:
@@ -99,13 +114,42 @@ def _lexicon_words(question: str) -> tuple[list[str], set[int]]:
     return found, taken
 
 
+def _free_parts(start: int, text: str, taken: set[int]) -> list[tuple[int, str]]:
+    """The parts of a CJK run (at ``start`` of the question) no position of ``taken`` is in, as (start, text)."""
+    parts: list[tuple[int, str]] = []
+    begin = None
+    for i in range(len(text) + 1):
+        free = i < len(text) and start + i not in taken
+        if free and begin is None:
+            begin = i
+        elif not free and begin is not None:
+            parts.append((start + begin, text[begin:i]))
+            begin = None
+    return parts
+
+
+def _dictionary_words(question: str, taken: set[int]) -> list[str]:
+    """The dictionary's Chinese words (:func:`~aptmem.recall.bridge.chinese_words`) in what the lexicon left
+    of the question's CJK runs; their positions are added to ``taken``. A word made of function
+    characters or translated only by function words ("哪个": which) takes its place but is no concept."""
+    found: list[str] = []
+    for run in _CJK_RUN.finditer(question):
+        for start, part in _free_parts(run.start(), run.group(), taken):
+            for offset, word in chinese_words(part):
+                taken.update(range(start + offset, start + offset + len(word)))
+                if english(word) and query_tokens(word) and word not in found:
+                    found.append(word)
+    return found
+
+
 def concepts(question: str) -> list[Concept]:
     """The concepts of a question (see the module docstring).
 
-    A CJK bigram that shares a character with a lexicon word is not a concept of its own: it is
-    an artifact of cutting the text into bigrams (of "的健康检查接口", 的健 and 查接 are no terms).
+    A CJK bigram that shares a character with a lexicon or dictionary word is not a concept of its
+    own: it is an artifact of cutting the text into bigrams (of "的健康检查接口", 的健 and 查接 are no terms).
     """
     found, taken = _lexicon_words(question)
+    found.extend(_dictionary_words(question, taken))
     out: list[Concept] = [_concept(w, True) for w in found]
     out.extend(_concept(t, True) for t in query_tokens(question) if not is_cjk(t[0]))
     for run in _CJK_RUN.finditer(question):
@@ -119,11 +163,11 @@ def concepts(question: str) -> list[Concept]:
 
 def covered(concept_list: Sequence[Concept], body: str) -> int:
     """How many of the concepts ``body`` (a record's indexed text) covers."""
-    return _covered(concept_list, text_words(body))
+    return _covered(concept_list, _record_words(body)[1])
 
 
 def _covered(concept_list: Sequence[Concept], words: frozenset[str]) -> int:
-    """How many of the concepts a record of these lowercase ``words`` covers."""
+    """How many of the concepts a record of these stemmed ``words`` covers."""
     count = 0
     for single, several in concept_list:
         if not single.isdisjoint(words) or (several and any(bigrams <= words for bigrams in several)):
@@ -148,10 +192,11 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
         return list(ranked)
 
     def coverage(body: str) -> float:
-        words = text_words(body)
+        words, stemmed = _record_words(body)
+        count = _covered(concept_list, stemmed)
         if types:
-            return _covered(concept_list, words) + (1.0 if holds_type(types, body, words) else 0.0)
-        return _covered(concept_list, words) + (ANY_VALUE if holds_any(body, words) else 0.0)
+            return count + (1.0 if holds_type(types, body, words) else 0.0)
+        return count + (ANY_VALUE if holds_any(body, words) else 0.0)
 
     head = [(doc_id, coverage(bodies.get(doc_id, "")) + score / top) for doc_id, score in ranked[:RERANK_DEPTH]]
     head.sort(key=lambda item: -item[1])
