@@ -137,7 +137,8 @@ def _parse(path: Path) -> Bridge:
                 rank += 1
     en_zh = {en: tuple(dict.fromkeys(w for _, _, w in sorted(found)))[:HEADWORDS] for en, found in candidates.items()}
     tables = {w: tuple(dict.fromkeys(words)) for w, words in zh_en.items()}
-    vocabulary = frozenset(w for words in tables.values() for w in words) | frozenset(en_zh)
+    # The function words a gloss drops are words of the language too.
+    vocabulary = frozenset(w for words in tables.values() for w in words) | frozenset(en_zh) | _GLOSS_STOP | EN_STOP_WORDS
     return Bridge(zh_en=tables, en_zh=en_zh, vocabulary=vocabulary, headwords=frozenset(headwords))
 
 
