@@ -10,7 +10,7 @@ from aptmem.continuation import create_session
 from aptmem.entries import User
 from aptmem.jsonl_store import JsonlStore
 from aptmem.recall.api import open_index
-from aptmem.recall.question import is_word, names
+from aptmem.recall.question import is_word, names, phrasal
 
 
 def test_identifier_parts_are_names_and_numbers_alone_are_not() -> None:
@@ -47,3 +47,8 @@ def test_the_subject_anchors_a_question_whose_other_words_are_rarer(tmp_path: Pa
     ids = [h.entry_id for h in index.search("Someone asked me why delzend runs on what it runs on?", k=5, engine="fts")]
     index.close()
     assert ids[:1] == ["fact"]
+
+
+def test_a_phrasal_verb_is_its_verb_and_its_particle() -> None:
+    assert phrasal("I have to check out the right line before I roll back") == {"check", "out", "roll", "back"}
+    assert phrasal("which health check is it") == frozenset()

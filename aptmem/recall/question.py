@@ -22,7 +22,12 @@ from functools import lru_cache
 from aptmem.recall.analyze import query_tokens, spellings, stems
 from aptmem.recall.bridge import load
 
-__all__ = ["is_word", "names"]
+__all__ = ["PARTICLES", "is_word", "names", "phrasal"]
+
+#: The adverb particles of English phrasal verbs: "check out", "look up", "turn down", "roll back".
+#: Such a verb means something its words alone do not ("check out" a branch is no "health check"),
+#: so neither word is a term of the question in its own right.
+PARTICLES = frozenset("up out off down over away back around about".split())
 
 # An identifier: letters and digits joined by separators, or a word holding a digit or an inner capital.
 _IDENTIFIER = re.compile(r"[^\W_]+(?:[-_./:@#][^\W_]+)+|\b\w*(?:\d|[a-z][A-Z])\w*")
@@ -68,3 +73,14 @@ def names(question: str) -> frozenset[str]:
     if _stemmed_vocabulary():
         out.update(w.lower() for w in _LATIN.findall(rest) if not is_word(w))
     return frozenset(out & set(query_tokens(question)))
+
+
+@lru_cache(maxsize=4096)
+def phrasal(question: str) -> frozenset[str]:
+    """The lowercase words of ``question`` that are part of a phrasal verb: a word and the particle after it."""
+    out: set[str] = set()
+    words = re.findall(r"[A-Za-z]+|[^A-Za-z\s]", question)
+    for first, second in zip(words, words[1:]):
+        if second.lower() in PARTICLES and first.isalpha() and first.lower() not in PARTICLES:
+            out.update((first.lower(), second.lower()))
+    return frozenset(out)
