@@ -68,3 +68,20 @@ def test_a_chinese_question_finds_the_english_statement(tmp_path: Path) -> None:
     ids = [h.entry_id for h in index.search("渲染器怎么推断代码的语言？", k=5, engine="fts")]
     index.close()
     assert ids and ids[0] == "a-lang"
+
+
+def test_without_the_dictionary_the_bridge_is_empty_and_only_identifiers_are_names(monkeypatch) -> None:
+    from aptmem.recall import question
+
+    caches = (bridge.load, bridge.english, bridge.chinese, bridge.chinese_words, question._stemmed_vocabulary, question.names)
+    for cached in caches:
+        cached.cache_clear()
+    monkeypatch.setattr(bridge, "_dictionary_path", lambda: None)
+    try:
+        assert not bridge.available() and bridge.load() is None
+        assert translations("推断代码的语言 for the renderer") == []
+        assert question.names("why does delzend run on kestrel-api") == {"kestrel", "api", "kestrelapi"}
+    finally:
+        monkeypatch.undo()
+        for cached in caches:
+            cached.cache_clear()
