@@ -18,7 +18,10 @@ question templates, so its ``held_out`` split flatters them; the ``fresh`` split
 written before the lexicon) and the other generators are the figures to quote.
 
 :func:`expansions` returns, for a question, the groups it touches and the terms to add: each an
-analyzed token sequence (a Chinese word becomes its bigrams, searched as a phrase).
+analyzed token sequence (a Chinese word becomes its bigrams, searched as a phrase), followed by
+the translations of the CC-CEDICT bridge (:func:`translations`, :mod:`aptmem.recall.bridge`; none
+without the ``recall-crosslingual`` extra): the groups hold what a dictionary gets wrong for
+software ("commit" is not 说死), the dictionary the words no group holds.
 """
 
 from __future__ import annotations

@@ -26,8 +26,9 @@ __all__ = ["PARTICLES", "is_word", "names", "phrasal"]
 
 #: The adverb particles of English phrasal verbs: "check out", "look up", "turn down", "roll back".
 #: Such a verb means something its words alone do not ("check out" a branch is no "health check"),
-#: so neither word is a term of the question in its own right.
-PARTICLES = frozenset("up out off down over away back around about".split())
+#: so neither word is a term of the question in its own right. Words that are prepositions as often
+#: ("about", "over", "around": "filed about zenlux") are left out.
+PARTICLES = frozenset("up out off down away back".split())
 
 # An identifier: letters and digits joined by separators, or a word holding a digit or an inner capital.
 _IDENTIFIER = re.compile(r"[^\W_]+(?:[-_./:@#][^\W_]+)+|\b\w*(?:\d|[a-z][A-Z])\w*")

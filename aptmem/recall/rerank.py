@@ -9,11 +9,16 @@ Lucene's classic similarity; the term-coverage features of learning-to-rank): am
 terms come first, and the fused score orders records of equal coverage.
 
 A term of the question is one *concept*: a word (with the other words of its lexicon groups, so
-a paraphrase's "sha" is covered by a record's "commit"), a Chinese word of the lexicon found in
-the question (with its groups' words), or one of the question's other CJK bigrams. A concept is
-covered when the record holds one of its words, in any of the usual English inflections
-(FTS5 stems with Porter; here a word and its -s/-es/-ed/-ing forms are one), a Chinese word when
-all of its bigrams are there.
+a paraphrase's "sha" is covered by a record's "commit", and its translations by the CC-CEDICT
+bridge, :mod:`aptmem.recall.bridge`), a Chinese word of the lexicon or of the dictionary found in
+the question (with its groups' words and its English senses), or one of the question's other CJK
+bigrams. A concept is covered when the record holds one of its words by Porter stem, as the index
+stems it (:func:`~aptmem.recall.analyze.stems`; "installers" and "installation" are one, and a
+British spelling its American one), a Chinese word when all of its bigrams are there.
+
+Concepts weigh by what they are in the question (:mod:`aptmem.recall.question`): a name (an
+identifier's part, a word no dictionary has: the subject, as a rule) counts :data:`NAME_WEIGHT`,
+a word of a phrasal verb ("check out") :data:`PHRASAL_WEIGHT`, any other 1.
 
 The answer asked for is one concept more (:mod:`aptmem.recall.answer_type`): a question that asks
 for a value of a type (an address, a route, a branch, a commit, a ticket, a version, a
@@ -40,7 +45,7 @@ from aptmem.recall.bridge import chinese, chinese_words, english
 from aptmem.recall.lexicon import GROUPS, synonyms
 from aptmem.recall.question import names, phrasal
 
-__all__ = ["ANY_VALUE", "NAME_WEIGHT", "RERANK_DEPTH", "Concept", "concepts", "covered", "rerank", "weighted_coverage"]
+__all__ = ["ANY_VALUE", "NAME_WEIGHT", "PHRASAL_WEIGHT", "RERANK_DEPTH", "Concept", "concepts", "covered", "rerank", "weighted_coverage"]
 
 #: How many of the fused ranking's best records are reordered by coverage. The fused ranking
 #: puts the evidence of nearly every question within its top 10 (recall@10 99.5% on the recall
