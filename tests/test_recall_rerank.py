@@ -75,3 +75,9 @@ def test_the_statement_covering_the_question_outranks_records_naming_only_its_su
     engine.rerank = False  # the same fused ranking without the rerank puts the short records first
     assert [h.entry_id for h in index.search(question, k=5)][0] != "u-fix"
     index.close()
+
+
+def test_a_word_of_the_question_covers_by_its_stem_less_than_by_itself() -> None:
+    question = "which installers does kestrel-api ship"
+    assert weighted_coverage(question, index_tokens("kestrel-api installers")) > weighted_coverage(
+        question, index_tokens("kestrel-api installation")) > weighted_coverage(question, index_tokens("kestrel-api"))

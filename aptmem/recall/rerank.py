@@ -45,7 +45,7 @@ from aptmem.recall.bridge import chinese, chinese_words, english
 from aptmem.recall.lexicon import GROUPS, synonyms
 from aptmem.recall.question import names, phrasal
 
-__all__ = ["ANY_VALUE", "NAME_WEIGHT", "PHRASAL_WEIGHT", "RERANK_DEPTH", "Concept", "concepts", "covered", "rerank", "weighted_coverage"]
+__all__ = ["ANY_VALUE", "DERIVED_WEIGHT", "NAME_WEIGHT", "PHRASAL_WEIGHT", "RERANK_DEPTH", "Concept", "concepts", "covered", "rerank", "weighted_coverage"]
 
 #: How many of the fused ranking's best records are reordered by coverage. The fused ranking
 #: puts the evidence of nearly every question within its top 10 (recall@10 99.5% on the recall
@@ -70,12 +70,32 @@ NAME_WEIGHT = 2.0
 #: half a concept, as neither word alone says what the question means.
 PHRASAL_WEIGHT = 0.5
 
-#: A concept: the words that cover it (English word forms, Chinese words of one bigram), and the
-#: Chinese words of several bigrams, each covered when all of its bigrams are present.
-Concept = tuple[frozenset[str], tuple[frozenset[str], ...]]
+#: What a record covering a concept only by a word of the same stem counts, where one holding the
+#: word itself or an inflection of it counts 1: "installation" is about "installers" less surely
+#: than "installer" is (the usual exact-over-stemmed preference of search engines). On the real
+#: transcripts (benchmarks/recall_real.py) stems counted whole lost a template question (the record
+#: saying "No Igniter installers" fell to 6th behind records about installing Igniter).
+DERIVED_WEIGHT = 0.5
+
+#: A concept: the words that cover it (English words and their inflections, Chinese words of one
+#: bigram), the Chinese words of several bigrams, each covered when all of its bigrams are present,
+#: the Porter stems of its English words, and what a record holding only one of these counts:
+#: :data:`DERIVED_WEIGHT` for a word of the question, 1 for a Chinese word's translations (a
+#: dictionary gives "infer" for 推断 where the record may say "inference": the form is the dictionary's).
+Concept = tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str], float]
 
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _CJK_LEXICON = sorted({w for g in GROUPS for w in g if is_cjk(w[0])}, key=len, reverse=True)
+
+
+def _forms(word: str) -> set[str]:
+    """A word and its usual English inflections (and the base of an inflected word)."""
+    out = {word, word + "s", word + "es", word + "ed", word + "d", word + "ing"}
+    for suffix in ("ing", "es", "ed", "s", "d"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            out.update((base, base + "e"))
+    return out
 
 
 def _stems(word: str) -> set[str]:
@@ -105,16 +125,19 @@ def _concept(word: str, expand: bool) -> Concept:
     groups and its translations (:mod:`aptmem.recall.bridge`: an English word's Chinese headwords, a
     Chinese word's English words)."""
     single: set[str] = set()
+    stemmed: set[str] = set()
     several: list[frozenset[str]] = []
     bridged = (english(word) if is_cjk(word[0]) else chinese(word)) if expand else ()
     for alternative in (word, *synonyms(word), *bridged) if expand else (word,):
         if not is_cjk(alternative[0]):
-            single.update(_stems(alternative))
+            for variant in spellings(alternative):
+                single.update(_forms(variant))
+            stemmed.update(_stems(alternative))
         elif len(alternative) <= 2:
             single.add(alternative)
         else:
             several.append(frozenset(cjk_bigrams(alternative)))
-    return frozenset(single), tuple(several)
+    return frozenset(single), tuple(several), frozenset(stemmed), 1.0 if is_cjk(word[0]) else DERIVED_WEIGHT
 
 
 def _lexicon_words(question: str) -> tuple[list[str], set[int]]:
@@ -193,26 +216,25 @@ def _weighted_concepts(question: str) -> tuple[tuple[Concept, ...], tuple[float,
 
 
 def covered(concept_list: Sequence[Concept], body: str) -> int:
-    """How many of the concepts ``body`` (a record's indexed text) covers."""
-    return _covered(concept_list, _record_words(body)[1])
-
-
-def _covered(concept_list: Sequence[Concept], words: frozenset[str]) -> int:
-    """How many of the concepts a record of these stemmed ``words`` covers."""
-    return sum(1 for concept in concept_list if _holds(concept, words))
+    """How many of the concepts ``body`` (a record's indexed text) covers (by a word, an inflection or a stem)."""
+    words, stemmed = _record_words(body)
+    return sum(1 for concept in concept_list if _match(concept, words, stemmed) > 0)
 
 
 def weighted_coverage(question: str, body: str) -> float:
-    """The sum of the weights of the question's concepts ``body`` covers (names count :data:`NAME_WEIGHT`)."""
+    """The question's concepts ``body`` covers, each by its weight and how it is covered (see :func:`_match`)."""
     concept_list, weights = _weighted_concepts(question)
-    stemmed = _record_words(body)[1]
-    return sum(w for concept, w in zip(concept_list, weights, strict=True) if _holds(concept, stemmed))
+    words, stemmed = _record_words(body)
+    return sum(w * _match(concept, words, stemmed) for concept, w in zip(concept_list, weights, strict=True))
 
 
-def _holds(concept: Concept, words: frozenset[str]) -> bool:
-    """Whether a record of these stemmed ``words`` covers ``concept``."""
-    single, several = concept
-    return not single.isdisjoint(words) or (bool(several) and any(bigrams <= words for bigrams in several))
+def _match(concept: Concept, words: frozenset[str], stemmed: frozenset[str]) -> float:
+    """1 when a record of these ``words`` (and their stems) holds one of the concept's words or inflections, or
+    all bigrams of one of its Chinese words; the concept's derived weight when it holds a word of the same stem only; else 0."""
+    single, several, stems_of, derived = concept
+    if not single.isdisjoint(words) or (several and any(bigrams <= words for bigrams in several)):
+        return 1.0
+    return derived if not stems_of.isdisjoint(stemmed) else 0.0
 
 
 def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[int, str]) -> list[tuple[int, float]]:
@@ -233,7 +255,7 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
 
     def coverage(body: str) -> float:
         words, stemmed = _record_words(body)
-        count = sum(w for concept, w in zip(concept_list, weights, strict=True) if _holds(concept, stemmed))
+        count = sum(w * _match(concept, words, stemmed) for concept, w in zip(concept_list, weights, strict=True))
         if types:
             return count + (1.0 if holds_type(types, body, words) else 0.0)
         return count + (ANY_VALUE if holds_any(body, words) else 0.0)
