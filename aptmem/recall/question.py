@@ -5,7 +5,8 @@ A question about a fact names its subject (a service, a tool, a file: "delzend",
 what it runs on"). Every word of that voice is an ordinary word of the language; a name is not:
 it is an identifier (letters and digits joined by separators, a word holding a digit or an inner
 capital, and each part of such a word), or a word no dictionary has. The dictionary is
-CC-CEDICT's English side (:mod:`aptmem.recall.bridge`, about 34,000 words), a word matched by its
+CC-CEDICT's English side (:mod:`aptmem.recall.bridge`, about 34,000 words) and the shipped
+lexicon's software words (:mod:`aptmem.recall.lexicon`), a word matched by its
 Porter stem or its American spelling, so "installers", "readiness" and "colours" are words
 ("install", "ready", "color") and "zenlux" is not. Without the dictionary only identifiers are names.
 
@@ -21,6 +22,7 @@ from functools import lru_cache
 
 from aptmem.recall.analyze import query_tokens, spellings, stems
 from aptmem.recall.bridge import load
+from aptmem.recall.lexicon import GROUPS
 
 __all__ = ["PARTICLES", "is_word", "names", "phrasal"]
 
@@ -37,12 +39,14 @@ _LATIN = re.compile(r"[A-Za-z]{3,}")
 
 @lru_cache(maxsize=1)
 def _stemmed_vocabulary() -> frozenset[str]:
-    """The Porter stems of the dictionary's English words; empty without the dictionary."""
+    """The Porter stems of the dictionary's English words and of the shipped lexicon's (the words of
+    software a general dictionary lacks: "config", "hotfix", "dsn"); empty without the dictionary."""
     tables = load()
     if tables is None:
         return frozenset()
-    found = stems(tables.vocabulary)
-    return frozenset(found[w] for w in tables.vocabulary)
+    words = tables.vocabulary | {w for group in GROUPS for w in group if w.isascii()}
+    found = stems(words)
+    return frozenset(found[w] for w in words)
 
 
 def is_word(word: str) -> bool:
