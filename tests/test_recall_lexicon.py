@@ -8,7 +8,7 @@ from aptmem.continuation import create_session
 from aptmem.entries import Assistant, ToolCall, User
 from aptmem.jsonl_store import JsonlStore
 from aptmem.recall.api import open_index
-from aptmem.recall.lexicon import GROUPS, expansions
+from aptmem.recall.lexicon import GROUPS, expansions, group_expansions
 
 
 def test_expansion_adds_the_other_words_of_a_touched_group_in_both_languages() -> None:
@@ -17,7 +17,7 @@ def test_expansion_adds_the_other_words_of_a_touched_group_in_both_languages() -
     assert ("健康", "康检", "检查") in added  # a Chinese word is searched as its bigram phrase
     assert ("probe",) not in added and ("route",) not in added  # words asked are not added again
     assert expansions("kestrel-api 上线从哪个分支切？")[:1] and ("branch",) in expansions("kestrel-api 从哪个分支切？")
-    assert expansions("the logo colours of kestrel-api") == []
+    assert group_expansions("the logo colours of kestrel-api") == []
 
 
 def test_groups_hold_lowercase_single_words_and_no_single_cjk_character() -> None:

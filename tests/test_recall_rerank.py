@@ -13,7 +13,7 @@ from aptmem.entries import ToolCall, User
 from aptmem.jsonl_store import JsonlStore
 from aptmem.recall.analyze import index_tokens
 from aptmem.recall.api import open_index
-from aptmem.recall.rerank import RERANK_DEPTH, concepts, covered, rerank
+from aptmem.recall.rerank import RERANK_DEPTH, concepts, covered, rerank, weighted_coverage
 
 
 def test_a_concept_is_covered_by_a_synonym_an_inflection_or_all_bigrams_of_a_chinese_word() -> None:
@@ -42,7 +42,7 @@ def test_rerank_reorders_only_the_head_and_keeps_scores_falling(seed: int) -> No
     assert sorted(i for i, _ in out) == list(range(n)), seed
     assert [s for _, s in out] == sorted((s for _, s in out), reverse=True), seed
     assert [i for i, _ in out[RERANK_DEPTH:]] == [i for i, _ in ranked[RERANK_DEPTH:]], seed
-    cover = [covered(concepts("which commit fixed the double charge on kestrel-api"), bodies[i]) for i, _ in out[:RERANK_DEPTH]]
+    cover = [weighted_coverage("which commit fixed the double charge on kestrel-api", bodies[i]) for i, _ in out[:RERANK_DEPTH]]
     assert cover == sorted(cover, reverse=True), seed
 
 
@@ -75,3 +75,9 @@ def test_the_statement_covering_the_question_outranks_records_naming_only_its_su
     engine.rerank = False  # the same fused ranking without the rerank puts the short records first
     assert [h.entry_id for h in index.search(question, k=5)][0] != "u-fix"
     index.close()
+
+
+def test_a_word_of_the_question_covers_by_its_stem_less_than_by_itself() -> None:
+    question = "which installers does kestrel-api ship"
+    assert weighted_coverage(question, index_tokens("kestrel-api installers")) > weighted_coverage(
+        question, index_tokens("kestrel-api installation")) > weighted_coverage(question, index_tokens("kestrel-api"))

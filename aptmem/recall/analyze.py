@@ -19,8 +19,12 @@ Query analysis drops stop words (English function words, Chinese function charac
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
+from collections.abc import Iterable
 
-__all__ = ["CJK_CHARS", "cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk"]
+__all__ = ["CJK_CHARS", "cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk",
+           "spellings", "stems"]
 
 #: Changes whenever indexing would produce other tokens for the same text: an index built with
 #: another version is rebuilt when opened (its terms would no longer match the questions').
@@ -133,3 +137,73 @@ def query_tokens(question: str) -> list[str]:
             continue
         seen.setdefault(token, None)
     return list(seen)
+
+
+class _Stemmer:
+    """The Porter stems of words, as the index's FTS5 ``porter`` tokenizer makes them, remembered.
+
+    FTS5 has no function that stems a word, so the words are indexed in a table of an in-memory
+    database and read back from its ``fts5vocab`` table (a token's stem and its position): the
+    stems are then exactly the index's, which no stemmer written here again could promise.
+    """
+
+    #: Words remembered at most; the memory is cleared past this (a day's vocabulary, not a corpus's).
+    LIMIT = 200_000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._known: dict[str, str] = {}
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db.execute("CREATE VIRTUAL TABLE words USING fts5(w, tokenize='porter ascii')")
+        db.execute("CREATE VIRTUAL TABLE terms USING fts5vocab(words, 'instance')")
+        return db
+
+    def stems(self, words: Iterable[str]) -> dict[str, str]:
+        """Each word -> its stem; a word that is not lowercase ASCII letters and digits is its own stem."""
+        known = self._known
+        unknown = [w for w in dict.fromkeys(words) if w not in known]
+        if unknown:
+            with self._lock:
+                plain = [w for w in unknown if w.isascii() and w.isalnum()]
+                if plain:
+                    if self._db is None:
+                        self._db = self._open()
+                    if len(known) + len(plain) > self.LIMIT:
+                        known.clear()
+                    self._db.execute("DELETE FROM words")
+                    self._db.execute("INSERT INTO words(rowid, w) VALUES (1, ?)", (" ".join(plain),))
+                    for term, offset in self._db.execute("SELECT term, offset FROM terms"):
+                        known[plain[offset]] = term
+                for w in unknown:
+                    known.setdefault(w, w)
+        return known
+
+
+_STEMMER = _Stemmer()
+
+
+def stems(words: Iterable[str]) -> dict[str, str]:
+    """A map holding each of ``words`` (lowercase) -> its Porter stem, as the index stems it (see :class:`_Stemmer`)."""
+    return _STEMMER.stems(words)
+
+
+# British spellings and their American forms (colour/color, organise/organize, centre/center,
+# analyse/analyze, catalogue/catalog): the endings differ, the stems then differ too.
+_SPELLINGS = ((re.compile(r"(?<=\w{3})our(s|ed|ing|ful|able|ite)?$"), r"or\1"),
+              (re.compile(r"(?<=\w{2})is(e|ed|es|ing|ation|ations|er|ers)$"), r"iz\1"),
+              (re.compile(r"(?<=\w{2})ys(e|ed|es|ing|er|ers)$"), r"yz\1"),
+              (re.compile(r"(?<=\w{3})tre(s)?$"), r"ter\1"),
+              (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"))
+
+
+def spellings(word: str) -> tuple[str, ...]:
+    """``word`` and its other spelling when it has a British ending (colours -> colors), for matching either."""
+    out = [word]
+    for pattern, american in _SPELLINGS:
+        other = pattern.sub(american, word, count=1)
+        if other != word:
+            out.append(other)
+    return tuple(out)

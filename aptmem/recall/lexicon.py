@@ -18,16 +18,20 @@ question templates, so its ``held_out`` split flatters them; the ``fresh`` split
 written before the lexicon) and the other generators are the figures to quote.
 
 :func:`expansions` returns, for a question, the groups it touches and the terms to add: each an
-analyzed token sequence (a Chinese word becomes its bigrams, searched as a phrase).
+analyzed token sequence (a Chinese word becomes its bigrams, searched as a phrase), followed by
+the translations of the CC-CEDICT bridge (:func:`translations`, :mod:`aptmem.recall.bridge`; none
+without the ``recall-crosslingual`` extra): the groups hold what a dictionary gets wrong for
+software ("commit" is not 说死), the dictionary the words no group holds.
 """
 
 from __future__ import annotations
 
 import re
 
-from aptmem.recall.analyze import cjk_bigrams, is_cjk
+from aptmem.recall.analyze import EN_STOP_WORDS, cjk_bigrams, is_cjk, query_tokens
+from aptmem.recall.bridge import chinese, chinese_words, english
 
-__all__ = ["GROUPS", "LEXICON_VERSION", "expansions", "synonyms"]
+__all__ = ["GROUPS", "LEXICON_VERSION", "expansions", "group_expansions", "synonyms", "translations"]
 
 #: Changes whenever the groups change (recorded with benchmark figures).
 LEXICON_VERSION = "1"
@@ -102,8 +106,46 @@ _INDEX = _word_groups()
 _CJK_WORDS = sorted((w for w in _INDEX if is_cjk(w[0])), key=len, reverse=True)
 
 
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# An identifier: letters and digits joined by separators, or a word holding a digit or an inner capital.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[-_./:@#][A-Za-z0-9]+)+|\b\w*(?:\d|[a-z][A-Z])\w*")
+_ALONE = re.compile(r"[A-Za-z]+")
+
+
+def translations(question: str) -> list[tuple[str, ...]]:
+    """The terms the dictionary bridge (:mod:`aptmem.recall.bridge`) adds to ``question``, as token sequences.
+
+    Each Chinese word of the question gives its English words, each English content word (3 or
+    more letters, not a stop word) its Chinese headwords (as bigram phrases). () without the dictionary.
+    """
+    out: dict[tuple[str, ...], None] = {}
+    for run in _CJK_RUN.findall(question):
+        for _, word in chinese_words(run):
+            if query_tokens(word):
+                for en in english(word):
+                    out.setdefault((en,), None)
+    # Only words standing alone: a part of an identifier ("kestrel" of kestrel-api) names a thing, it means nothing.
+    for word in _ALONE.findall(_IDENTIFIER.sub(" ", question)):
+        word = word.lower()
+        if len(word) >= 3 and word not in EN_STOP_WORDS:
+            for zh in chinese(word):
+                out.setdefault(tuple(cjk_bigrams(zh)), None)
+    return list(out)
+
+
 def expansions(question: str) -> list[tuple[str, ...]]:
-    """The terms the lexicon adds to ``question``: each a token sequence (a phrase), words already asked left out.
+    """The terms the lexicon and the dictionary bridge add to ``question``: each a token sequence (a phrase),
+    words already asked left out: :func:`group_expansions`, then the bridge's :func:`translations`."""
+    out = dict.fromkeys(group_expansions(question))
+    latin = set(_LATIN.findall(question.lower()))
+    for term in translations(question):
+        if not (len(term) == 1 and term[0] in latin):
+            out.setdefault(term, None)
+    return list(out)
+
+
+def group_expansions(question: str) -> list[tuple[str, ...]]:
+    """The terms the lexicon's groups add to ``question``: each a token sequence (a phrase), words already asked left out.
 
     A group is touched when the question holds one of its English words (as a whole lowercase
     word) or one of its Chinese words (as a substring). Every other word of a touched group is

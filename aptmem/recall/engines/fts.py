@@ -24,6 +24,7 @@ from aptmem.recall.analyze import index_tokens, is_cjk, query_tokens
 from aptmem.recall.engines.base import Filter
 from aptmem.recall.engines.hybrid import DEPTH
 from aptmem.recall.lexicon import expansions
+from aptmem.recall.question import names
 from aptmem.recall.records import Doc
 from aptmem.recall.rerank import RERANK_DEPTH, rerank
 
@@ -131,7 +132,9 @@ def _keyword_match(db: sqlite3.Connection, question: str, added: list[tuple[str,
         # miss that happens to be rich in relation words. Its OR holds only terms at most
         # COMMON_SHARE of the records hold: a common word weighs little in BM25 and costs the most
         # to read (the expanded query took 10 ms where the plain one took 2, 20k records, load 5).
-        anchor = [t for t, n in rare.items() if n == min(rare.values())] if rare else []
+        # The rarest name of the question, if it names anything (aptmem.recall.question: "runs" can be rarer than the subject).
+        named = {t: n for t, n in rare.items() if t in names(question)} or rare
+        anchor = [t for t, n in named.items() if n == min(named.values())] if named else []
         ored = [p for p in dict.fromkeys(terms + phrases) if 0 < held[p] <= threshold]
         if anchor and ored:
             queries.append(f"({' OR '.join(map(_quote, anchor))}) AND ({' OR '.join(map(_quote, ored))})")
