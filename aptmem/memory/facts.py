@@ -106,12 +106,16 @@ _PREFERENCE = re.compile(
 )
 _DECISION = re.compile(
     r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
-    r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision)\b"
+    r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision|"
+    # what a meeting or a postmortem settled, named by its noun, and the same verbs in German, Spanish and French
+    r"outcome|resolution|verdict|conclusion|agreed|beschlossen|entschieden|vereinbart|festgelegt|entscheidung|"
+    r"decidimos|decidido|decidió|acordamos|acordado|elegimos|decisión|décidé|décidée|décision|retenu|choisi)\b"
     r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用",
     re.IGNORECASE,
 )
 #: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
-_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid|thanks to|which means)\b|[:：;；—–]\s*\S"
+_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid|thanks to|which means|weil|denn|porque|ya que|"
+                     r"puesto que|parce que|puisque)\b|[:：;；—–]\s*\S"
                      r"|因为|由于|为了|以免|以便|原因是", re.IGNORECASE)
 _IDENT = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+(?![A-Za-z0-9_/])"
                     r"|(?<![A-Za-z0-9_./])[a-z]+[A-Z][A-Za-z0-9]+\b")
@@ -148,7 +152,8 @@ _SPACE = re.compile(r"\s+")
 _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
-                    r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
+                    r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
+                    r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: What is left of a line of values alone once its values are taken out: spaces and separators.
 _VALUES_ONLY = re.compile(r"[\s,;|+-]*")
@@ -313,7 +318,8 @@ def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]
     text = fact.text
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, " ")
-    return fact.shape, tuple(tokens(_IDENT.sub(" ", text))[:3])
+    subject = set(fact.subject)  # a row's subject differs from row to row of one template: it is no part of the template
+    return fact.shape, tuple([t for t in tokens(_IDENT.sub(" ", text)) if t not in subject][:3])
 
 
 def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:

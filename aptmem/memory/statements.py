@@ -80,11 +80,21 @@ _INSTRUCTION = re.compile(r"^(?:FROM|EXPOSE|ENV|ARG|USER|WORKDIR|LABEL|VOLUME|HE
 _CHANGE = re.compile(r"^[A-Za-z_][\w. -]{0,40}[:=]\s*\S+\s*(?:->|→|=>)\s*\S+$")
 #: A header of a column-aligned listing (``kubectl get``, ``docker ps``, ``df``): three or more column names
 #: apart by two spaces or more.
-_ALIGNED_HEADER = re.compile(r"^[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?(?: {2,}[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?){2,}$")
+_ALIGNED_HEADER = re.compile(r"^[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?(?: {2,}[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?){2,}$"
+                             # a tab-separated sheet's header (a TSV export, a spreadsheet pasted): names apart by tabs
+                             r"|^[^\W\d][\w%/() .-]*(?:\t+[^\W\d][\w%/() .-]*){2,}$")
 _COLUMN_GAP = re.compile(r" {2,}|\t+")
 #: How many rows of one column-aligned listing are read (each gives a statement per cell): a 300-pod listing says
 #: no more per row than its first rows do, and its rows rank low as bulk anyway.
 _MAX_ALIGNED_ROWS = 24
+#: A tab-separated sheet is a record of rows, each its own (an action-item sheet, a settings export), not a listing of
+#: one thing's many instances: it is read further, to this many rows.
+_MAX_SHEET_ROWS = 400
+#: Column names that say a row names an attribute in that column and its value in the next ("| api | timeout | 30s |"
+#: under "| service | setting | value |"): a key-value sheet, whose rows read "api timeout: 30s".
+_KEY_COLUMNS = frozenset("key setting field parameter param attribute property option variable item kind what "
+                         "schlüssel einstellung clave ajuste campo parámetro clé paramètre 键 参数 配置项 项目".split())
+_VALUE_COLUMNS = frozenset("value val current wert valor valeur 值 取值 当前值".split())
 #: Keys that lay a config file out (compose's ``services``, a chart's ``resources.limits``) and name nothing of their own:
 #: a nested setting is about the outermost key that is not one of them.
 _STRUCTURAL_KEYS = frozenset("services service spec template metadata data values config configuration settings env environment "
@@ -147,7 +157,9 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     needs a few lines of a 100 KB tool output, not all of them.
     """
     if len(text) > 2 * scan_chars:
-        text = text[:scan_chars] + "\n" + text[-scan_chars:]
+        # cut at line ends: half a line ("tion item open AI-322") would be read as a statement of its own
+        head, tail = text[:scan_chars], text[-scan_chars:]
+        text = head[: head.rfind("\n") + 1 or None] + "\n" + tail[tail.find("\n") + 1:]
     whole = _json_value(text)
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
@@ -190,15 +202,17 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
+            aligned = []  # a blank line ends a listing
             continue
         if aligned:
             cells = _COLUMN_GAP.split(stripped)
             if len(cells) == len(aligned):
                 aligned_rows += 1
-                if aligned_rows <= _MAX_ALIGNED_ROWS:  # past that, more rows of the same listing: bulk, not read
+                if aligned_rows <= (_MAX_SHEET_ROWS if "\t" in stripped else _MAX_ALIGNED_ROWS):  # past that: bulk, not read
                     yield from _row_statements(cells, aligned)
                 continue
-            aligned = []
+            # A line of another layout inside a listing (a setting a tool printed between its rows) is read as itself;
+            # the rows after it are still the listing's.
         if _ALIGNED_HEADER.match(stripped) and number + 1 < len(lines) \
                 and len(_COLUMN_GAP.split(lines[number + 1].strip())) == len(_COLUMN_GAP.split(stripped)):
             aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
@@ -284,6 +298,17 @@ def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
     """
     subject = cells[0] if cells else ""
     if not subject:
+        return
+    names = [h.strip().lower() for h in header]
+    key = next((i for i in range(1, len(names) - 1) if names[i] in _KEY_COLUMNS and names[i + 1] in _VALUE_COLUMNS), 0)
+    if key and key + 1 < len(cells) and cells[key] and cells[key + 1]:
+        # A key-value sheet: the key cell names the attribute, the next cell is its value, the others say more of it.
+        said = f"{subject} {cells[key]}: {cells[key + 1]}"
+        yield Statement(said, "table", subject)
+        for index, cell in enumerate(cells[1:], start=1):
+            if index not in (key, key + 1) and cell and cell not in ("-", "—", "TBD", "n/a"):
+                column = header[index] if index < len(header) else ""
+                yield Statement(f"{subject} {cells[key]} {column}: {cell}".replace("  ", " "), "table", subject)
         return
     rest = [(header[i] if i < len(header) else "", cell) for i, cell in enumerate(cells[1:], start=1)
             if cell and cell not in ("-", "—", "TBD", "n/a")]

@@ -29,6 +29,13 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
     ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
+    # A merge or pull request, an issue by its number: GitLab's !123, GitHub's #456, "PR 789", "MR #12".
+    ("ref", re.compile(r"(?<![\w!&#])[!#]\d{2,7}\b|\b(?:PR|MR)\s?#?\d{1,7}\b", re.ASCII), 3.0),
+    # A time window (02:00-04:00 UTC, Sat 01:00–03:00, Mi 00:30-02:30 UTC): its day (an abbreviation, a weekday, 周三)
+    # and its zone are part of it. Before the clock times of ``date``, which would take its end alone.
+    ("window", re.compile(r"(?:(?<![\w:])(?:[A-Z][a-z]{1,2}\.?|[A-Z][a-z]+day|周[一二三四五六日天]|星期[一二三四五六日天])"
+                          r"(?:\s?[-–]\s?[A-Z][a-z]{1,2}\.?)?\s?)?(?<![\w:])\d{1,2}:\d{2}\s?(?:[-–]|to|bis|a|至|到)\s?\d{1,2}:\d{2}(?![\d:])"
+                          r"(?:\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z]{2,4}T|CET|CEST|MEZ)\b)?"), 3.0),
     # A host with a port (db-1.internal:5432, localhost:8080) or a bare listening port (:8443): not a clock time.
     ("hostport", re.compile(r"(?<![\w.:/@-])(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+)?:\d{2,5}(?![\w.:])", re.ASCII), 3.0),
     # Absolute and home paths; relative ones with an extension (a pytest node id's ::test names with it), or of three
@@ -73,6 +80,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
                          r"|(?<![\w./:@#-])(?=[A-Za-z]*\d)[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\d*(?![\w/@]|[.-]\w)"
                          # a dotted name of three parts or more (acme.prod.assets, com.acme.billing): a bucket, a package, a host
                          r"|(?<![\w./:@#-])[a-z][a-z0-9-]+(?:\.[a-z][a-z0-9-]*){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
+    # A snake_case symbol of three parts or more, no digit needed (kill_sorrel_quartz, enable_new_checkout): a flag,
+    # a switch, a function, a table; two parts (error_rate) are too often a key or a metric's name.
+    ("symbol", re.compile(r"(?<![\w./:@#-])[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
     ("number", re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
     # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
     # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
@@ -100,7 +110,7 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
                        r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
 #: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
 #: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
-_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
+_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|\b(?:is|are|be)\s+(?:only|just|still|currently)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
 #: A setting noun just after a quantity names it a setting ("a 2407Mi memory limit", "a 30s timeout", "a 25MB upload cap"):
 #: the words a config or a runbook uses for what is set, not for what was seen.
 _SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quotas?|timeouts?|budgets?|ceilings?|thresholds?|"
@@ -117,9 +127,16 @@ _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duratio
                        r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
                        # a reading that moved ("coverage dropped to 79%", "p99 rose by 20ms"): where it stands now, not a setting
                        r"|\b(?:dropped|fell|rose|climbed|grew|jumped|spiked|increased|decreased|went (?:up|down))\s+(?:to|by)\s*$"
+                       # a peak or a level reached ("peaked at 71568 messages", "hit 95%", "topped out at 3s")
+                       r"|\b(?:peaked|peaks|topped out|maxed out|hit|reached|averaged|hovered|sat|sits|stood|stands)\s+(?:at\s+|around\s+)?$"
                        r"|(?:涨到|掉到)\s*$", re.IGNORECASE)
+#: "from" before a value and "to" after it: the old and the new value of one change.
+_FROM = re.compile(r"\b(?:from|von|de|desde)\s+$|从\s*$", re.IGNORECASE)
+_TO = re.compile(r"\s*(?:\bto\b|\bauf\b|\ba\b|->|→|=>|改为|改成|到)\s*", re.IGNORECASE)
 #: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
-_READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b", re.IGNORECASE)
+_READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b"
+                            # a reading over a span of time ("5.5x over the last hour", "3% in the past day")
+                            r"|\s+(?:over|in|during|for|across) the (?:last|past|previous)\b", re.IGNORECASE)
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
@@ -164,8 +181,9 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
     """
     taken = bytearray(len(sentence))  # 1 where a value already stands: a later shape may not overlap it
     found: list[tuple[str, str, int, int]] = []
-    for shape, pattern, _ in _SHAPES:
+    for name, pattern, _ in _SHAPES:
         for match in pattern.finditer(sentence):
+            shape = name  # each match starts from its pattern's shape (one judged a measurement leaves the next alone)
             group = "v" if "v" in pattern.groupindex else 0  # a shape may name where in its match the value is
             start, end = match.span(group)
             value = match.group(group).rstrip(".,;:")
@@ -173,14 +191,15 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             if not value or 1 in taken[start:end]:
                 continue
             before = max(0, start - 64)  # what binds a value or names it a measurement stands just before it
-            if shape == "ident" and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
+            if shape in ("ident", "symbol") and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
             if shape == "number" and flagged:
                 shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
             elif shape == "number":
-                if _UNIT_KEY.search(sentence, before, start) or (_UNIT.match(sentence, end) and not _SETS.search(sentence, before, start)):
+                if _UNIT_KEY.search(sentence, before, start) or _MEASURED.search(sentence, before, start) \
+                        or (_UNIT.match(sentence, end) and not _SETS.search(sentence, before, start)):
                     shape = "quantity"  # a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
                 elif len(value) < 4:  # a short number is a setting only when a key binds it ("replicas: 5")
                     shape = "count" if _BOUND.search(sentence, before, start) and not _UNIT.match(sentence, end) else "quantity"
@@ -192,6 +211,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken[start:end] = b"\x01" * (end - start)
             found.append((shape, value, start, end))
+    _from_to(sentence, found)
     if not found:
         for match in _NAME_AFTER.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
@@ -214,6 +234,19 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             start = sentence.find(literal, setting.start(1))
             found.append(("setting", literal, start, start + len(literal)))
     return found
+
+
+def _from_to(sentence: str, found: list[tuple[str, str, int, int]]) -> None:
+    """A quantity said as where a setting came from ("from 4.51Gi to 3.77Gi", "von 30s auf 45s") is the setting's old
+    value, of its shape: the change names both, and a reading would not be changed."""
+    starts = {start: index for index, (_, _, start, _) in enumerate(found)}
+    for index, (shape, value, start, end) in enumerate(found):
+        if shape != "quantity" or not _FROM.search(sentence, max(0, start - 12), start):
+            continue
+        to = _TO.match(sentence, end)
+        new = starts.get(to.end()) if to else None
+        if new is not None and found[new][0] == "amount":
+            found[index] = ("amount", value, start, end)
 
 
 def attribute(sentence: str, start: int, subject: Sequence[str]) -> str:
