@@ -87,14 +87,18 @@ __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form
            "word_frequency"]
 
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
+                        # the copula in German, Spanish, French and Chinese binds as "is" does
+                        r"|\b(?:ist|sind|beträgt|es|son|est|sont)\s*$|(?:是|为|為)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:nicht mehr|statt|anstatt|en lugar de|en vez de|ya no|au lieu de|from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
-_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|dead|no longer used)\b|\bwas replaced\b|\bno longer\b"
+_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|dead|no longer used|off|away|on leave|unavailable)\b"
+                        r"|\bwas replaced\b|\bno longer\b"
                         r"|不要了|不用了|弃用|废弃|作废|已下线)", re.IGNORECASE)
 #: A logfmt or query pair whose key names what the line is about (service=umber): a subject, not a value.
-_NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host)=([\w.-]+)", re.ASCII)
+_NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host|deployment|deploy|"
+                          r"statefulset|daemonset|pod|container|namespace|cluster)=([\w.-]+)", re.ASCII)
 _PREFERENCE = re.compile(
     r"\b(?:i|we) (?:prefer|like to|want|always|never)\b|\bplease (?:always|never|use|don't|do not|avoid|keep)\b"
     r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
@@ -142,7 +146,10 @@ _ADDITIVE = re.compile(r"\b(?:also|as well|another|too|additionally|one more|in 
                        re.IGNORECASE)
 #: A statement that says a value changed: it supersedes the older statement it is most like.
 _UPDATE = re.compile(
-    r"\b(?:now|moved|move[sd]? (?:to|off|from)|changed|switched|bumped?|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
+    # the same cues in German, Spanish and French ("verschoben", "ahora", "désormais")
+    r"\b(?:verschoben|geändert|umgestellt|jetzt|ab sofort|nicht mehr|cambiado|cambió|movido|ahora|ya no|changé|déplacé|désormais|"
+    r"maintenant|remplacé)\b|"
+    r"(?<!ing\s)(?<!ing\sit\s)(?<!ing\sthem\s)\b(?:now|moved|move[sd]? (?:to|off|from)|changed|switched|bumped?|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
     r"instead|updated|new|rebased|retired|renamed|from \S+ to|raised?|lowered?|swap(?:ped)?|failed over|deprecated|"
     r"reassigned|handed over|going forward|is out|used to be)\b|改为|改成|现在|换成|更新为|迁移|不再|切换|升到|降到",
     re.IGNORECASE)
@@ -385,6 +392,10 @@ def same_slot(old: Fact, new: Fact) -> bool:
     a, b = set(old.anchors), set(new.anchors)
     if not a and not b:
         return True
+    if a != b and not new.update:
+        # The same words but one, and nothing says a value changed: another thing said in the same form (a near
+        # miss, "the beacon backup fires on X" beside "the ledgerd backup fires on Y"), not an update of it.
+        return False
     return len(a & b) / len(a | b) >= 0.34
 
 
@@ -433,6 +444,8 @@ def word_frequency(facts: Iterable[Fact]) -> Counter[str]:
 
 #: A fact's statement up to this long is kept whole; a longer one is cut to the words around the value.
 SNIPPET_CHARS = 72
+#: A cut statement keeps up to this many of its opening characters when no subject is known to name it.
+_OPENING_CHARS = 40
 
 
 def snippet(fact: Fact) -> str:
@@ -457,4 +470,9 @@ def snippet(fact: Fact) -> str:
     core = text[start:end].strip(" ,;:")
     missing = [s for s in fact.subject if s not in core.casefold()]
     head = (" ".join(missing[:2]) + ": ") if missing else ""
+    if not missing and start > _OPENING_CHARS:
+        # Nothing names what the words around the value are about: the statement's opening words usually do
+        # ("Wartungsfenster für driftwood verschoben: … sondern Mo 01:00-02:00 UTC").
+        opening = text.rfind(" ", 0, _OPENING_CHARS)
+        head = text[:opening].rstrip(" ,;:") + " " if opening > 0 else ""
     return f"{head}{'…' if start > 0 else ''}{core}{'…' if end < len(text) else ''}"

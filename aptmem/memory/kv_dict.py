@@ -73,6 +73,8 @@ class FactRecord(msgspec.Struct, kw_only=True):
     before: list[Superseded] = []
     #: how many times its value changed (``before`` keeps only the last few of them)
     changed: int = 0
+    #: the last change was said as one ("moved to", "from X to Y", "now"): a new value in a sheet's row is not
+    announced: bool = False
 
     def as_fact(self) -> Fact:
         """The record as a :class:`Fact`, to compare slots."""
@@ -84,7 +86,10 @@ class FactRecord(msgspec.Struct, kw_only=True):
         """Salience, less for a value said over and over, more for a value that changed once (a stale one misleads),
         less for one that keeps changing (churn)."""
         changed = max(self.changed, len(self.before))
-        churn = _UPDATED_BONUS if changed == 1 else -_CHURN_PENALTY * math.log2(changed) if changed else 0.0
+        if changed == 1:
+            churn = _UPDATED_BONUS if self.announced else 0.0
+        else:
+            churn = -_CHURN_PENALTY * math.log2(changed) if changed else 0.0
         return self.salience - 0.75 * math.log2(self.seen) + churn
 
 
@@ -122,6 +127,7 @@ def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: i
         by_value.pop(match.value, None)
         by_value[fact.value] = match
         match.changed = max(match.changed, len(match.before)) + 1
+        match.announced = fact.update or bool(fact.replaces)
         match.before = [*match.before, Superseded(value=match.value, since=match.since, until=fact.ts)][-_KEPT_BEFORE:]
         match.value, match.text, match.since = fact.value, snippet(fact), fact.ts
         match.salience = max(match.salience, fact.salience)

@@ -62,6 +62,8 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
 #: How many statements one JSON document may give (a huge listing gives its unusual ones first).
 _MAX_JSON_STATEMENTS = 64
 _WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
+#: A sentence that opens by giving a reason (of the sentence before it).
+_REASON_OPENS = re.compile(r"(?:reason|why|rationale|because|grund|weil|motivo|porque|raison|parce que|原因|理由)\b\s*[:：,]?", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 #: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
 _LOCATED = re.compile(r"^[^\s=]+:\d+:")
@@ -74,6 +76,9 @@ _EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
 _LOGFMT = re.compile(r"""^(?:[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)\s+){1,}[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)$""")
+#: A metric sample in the Prometheus text format (a PromQL answer, a /metrics page): ``name{k="v",...} value``.
+_SAMPLE = re.compile(r"""^([A-Za-z_:][\w:]*)\{((?:\s*[A-Za-z_]\w*\s*=\s*"[^"]*"\s*,?)*)\}\s+(\S+)(?:\s+\d+)?$""")
+_LABEL_PAIR = re.compile(r'([A-Za-z_]\w*)\s*=\s*"([^"]*)"')
 #: A Dockerfile instruction that sets something (``FROM python:3.12-slim``, ``EXPOSE 8443``, ``ENV KEY=value``).
 _INSTRUCTION = re.compile(r"^(?:FROM|EXPOSE|ENV|ARG|USER|WORKDIR|LABEL|VOLUME|HEALTHCHECK)\s+\S")
 #: A setting changed in place: ``key: old -> new`` (an arrow between two literals).
@@ -143,11 +148,21 @@ def reads_as_prose(line: str) -> bool:
 
 
 def sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``, stripped, empty ones left out."""
+    """The sentences of ``text``, stripped, empty ones left out; one that only gives the reason of the one before
+    ("Reason: ...", "Because ...") is part of it, so a decision and its why stay one statement."""
+    held = ""
     for match in _SENTENCE.finditer(text):
         sentence = match.group(0).strip()
-        if sentence:
-            yield sentence
+        if not sentence:
+            continue
+        if held and _REASON_OPENS.match(sentence):
+            held = f"{held} {sentence}"
+            continue
+        if held:
+            yield held
+        held = sentence
+    if held:
+        yield held
 
 
 def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
@@ -275,6 +290,11 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
         logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
+        sample = _SAMPLE.match(logged)
+        if sample:  # a metric sample: its labels say what it is about and where, as a logfmt line's pairs do
+            labels = " ".join(f"{k}={v}" for k, v in _LABEL_PAIR.findall(sample.group(2)))
+            yield Statement(f"{sample.group(1)}: {labels}", "log")  # the sample itself is a reading of the moment
+            continue
         if _LOGFMT.match(logged) or _CHANGE.match(logged) or _INSTRUCTION.match(logged):
             yield Statement(logged, "log")  # a logfmt line, a setting changed in place: statements as they stand
             continue

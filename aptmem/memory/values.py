@@ -53,7 +53,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
                         r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}\b"
                         r"|\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]* \d{4}\b"
                         r"|(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z][SD]T)\b", re.ASCII), 2.0),
-    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
+    # A hash standing alone: one inside a dashed name (a pod's parcel-router-1d8e0ac3f-7fe55, silence-4828c134) is part of it.
+    ("hex", re.compile(r"(?<![\w.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-]|\.\w)", re.ASCII), 3.0),
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
     # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
     ("range", re.compile(r"(?<![\w<>=~^!-])(?:\^|~>?|[<>]=?|!=)\s?v?\d+(?:\.[\w*]+){0,3}(?:,?\s*(?:[<>]=?|!=)\s?\d+(?:\.[\w*]+){0,3})*", re.ASCII), 2.5),
@@ -83,7 +84,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     # A snake_case symbol of three parts or more, no digit needed (kill_sorrel_quartz, enable_new_checkout): a flag,
     # a switch, a function, a table; two parts (error_rate) are too often a key or a metric's name.
     ("symbol", re.compile(r"(?<![\w./:@#-])[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
-    ("number", re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
+    # (not a part of a clock time: the 18 of [00:18:35])
+    ("number", re.compile(r"(?<![\w.,-])(?<!\d\d:)(?!\d{1,2}:\d{2}\b)\d+(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
     # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
     # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
     ("region", re.compile(r"\b[a-z]{2}-(?:north|south|east|west|central)(?:east|west)?-\d{1,2}\b", re.ASCII), 3.0),
@@ -115,7 +117,9 @@ _SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttl
 #: the words a config or a runbook uses for what is set, not for what was seen.
 _SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quotas?|timeouts?|budgets?|ceilings?|thresholds?|"
                              r"requests?|reservations?|ttl|retention|max(?:imum)?|min(?:imum)?|deadlines?|window)\b"
-                             r"|\s*(?:上限|限制|配额|超时)", re.IGNORECASE)
+                             r"|\s*(?:上限|限制|配额|超时)"
+                             # a value said to come in or go out ("615 req/s is out, 3604 req/s is in"): one that is set
+                             r"|\s+(?:is|are|was)\s+(?:in|out|now|new|live|current|gone|retired|replaced)\b", re.IGNORECASE)
 #: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
 #: "set it to 3"): a setting, not a count said in passing ("3 retries", "step 2").
 _BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|becomes|became|set|of)\b|为|是|到|成)\s*[\"']?$", re.IGNORECASE)
@@ -123,6 +127,8 @@ _BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|beco
 _KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:=：])\s*[\"']?$")
 #: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
 _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio|coverage)\b"
+                       # ... unless a setting noun follows it: a rate limit, a latency budget, a usage cap are set
+                       r"(?!\s+(?:limits?|caps?|budgets?|thresholds?|targets?|quotas?|ceilings?|objectives?|slos?|slas?)\b)"
                        r"|率|耗时|延迟|占用|用时|覆盖率)"
                        r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
                        # a reading that moved ("coverage dropped to 79%", "p99 rose by 20ms"): where it stands now, not a setting
@@ -160,6 +166,8 @@ _NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|a
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
 #: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
 _NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
+                        # a rota's words: who holds the pager or the shift, who covers or takes over
+                        r"covers|takes? over|steps? in|(?:has|holds|carries|took|takes) the (?:pager|rota|rotation|shift)|"
                         r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call|DRI|approver|reviewer|assignee|"
                         r"sponsor|decider|responsible person|tech lead))\b")
 #: Literals that say no more than on or off.
@@ -191,7 +199,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             if not value or 1 in taken[start:end]:
                 continue
             before = max(0, start - 64)  # what binds a value or names it a measurement stands just before it
-            if shape in ("ident", "symbol") and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
+            if shape in ("ident", "symbol", "key") and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
