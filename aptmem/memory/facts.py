@@ -86,7 +86,7 @@ from aptmem.memory.values import values as _values
 __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form", "same_slot", "snippet", "tokens", "update_target",
            "word_frequency"]
 
-_COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
+_COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$|\]\($"
                         # the copula in German, Spanish, French and Chinese binds as "is" does
                         r"|\b(?:ist|sind|beträgt|es|son|est|sont)\s*$|(?:是|为|為)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
@@ -132,6 +132,14 @@ _KIND_NOUN = re.compile(
 _KIND_WORDS = frozenset("project service team repo repository database db host server app cluster package module "
                          "bucket queue library crate user customer tenant environment env region namespace component job "
                          "pipeline topic table".split())
+#: A name right after "for" or "of" that a verb, a preposition or a pause follows ("the memory limit of ledgerd from",
+#: "Credentials for sorrel come out of", "Wartungsfenster für paygate ist"): what the attribute before it belongs to.
+_NAMED_AFTER = re.compile(r"\b(?:for|of|von|für|de|del|du|para)\s+([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?=\s*(?:[,.:;!?)]|$)|\s+(?:is|are|was|were|"
+                          r"has|have|had|ist|sind|es|est|looks?|comes?|come|uses?|runs?|will|should|must|pages|keeps?|fires?|to|from|on|"
+                          r"at|in|now|stays?|goes|went|lives?|points?|talks?|listens?)\b)")
+#: Words that follow "for"/"of" as things, not names ("for now", "of course", "for example").
+_NOT_NAMES = frozenset("now example instance course all each both everyone everything anyone something nothing them us "
+                       "me him it one two three some any more most less time today tomorrow yesterday week month year".split())
 _PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Za-z0-9]*\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+|[A-Za-z]")
 _LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
@@ -155,6 +163,8 @@ _UPDATE = re.compile(
     re.IGNORECASE)
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
+#: A word with a digit in it (an id, a count, a hash: 4ceac7de): what varies from line to line of one template.
+_VARYING = re.compile(r"[^\s=:,;]*\d[^\s=:,;]*")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
 _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
@@ -231,9 +241,14 @@ def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
         if word not in _STOP and word not in _KIND_WORDS:
             found.add(word)
     found.update(m.group(0).lower() for m in _PROPER.finditer(sentence))
+    named = set()  # named as what an attribute belongs to: a subject even when a value holds it (secret/data/sorrel/...)
+    for match in _NAMED_AFTER.finditer(sentence):
+        word = match.group(1).lower()
+        if word not in _STOP and word not in _KIND_WORDS and word not in _NOT_NAMES and word not in values:
+            named.add(word)
     if _HAN.search(sentence):
         found.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", sentence))
-    return tuple(sorted(w for w in found - values if w not in _STOP and not any(w in v for v in values)))
+    return tuple(sorted({*named, *(w for w in found - values if w not in _STOP and not any(w in v for v in values))}))
 
 
 def facts_of(statement: Statement, *, by_user: bool, max_chars: int = 240) -> list[Fact]:
@@ -326,7 +341,7 @@ def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, " ")
     subject = set(fact.subject)  # a row's subject differs from row to row of one template: it is no part of the template
-    return fact.shape, tuple([t for t in tokens(_IDENT.sub(" ", text)) if t not in subject][:3])
+    return fact.shape, tuple([t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text))) if t not in subject][:3])
 
 
 def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:
@@ -363,7 +378,7 @@ FORM_PENALTY = 1.0
 def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
     """The form a fact was said in: its value's family and the first words of its statement, the value and
     identifiers left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce of lumen-api took ..." are one form)."""
-    return family(shape), tuple(tokens(_IDENT.sub(" ", text.replace(value, " ")))[:2])
+    return family(shape), tuple(tokens(_VARYING.sub(" ", _IDENT.sub(" ", text.replace(value, " "))))[:2])
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";

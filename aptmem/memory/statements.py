@@ -68,7 +68,7 @@ _SPACE = re.compile(r"\s+")
 #: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
 _LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
-_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
+_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*(?:/[\w.-]+)?["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
                       r"""|^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){1,3}:\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*$""")
 #: A list item's marker (``- ``, ``* ``, ``1. ``, ``• ``) and Markdown emphasis (``**port**``, `` `5432` ``): not part of what is said.
 _LIST_MARK = re.compile(r"^(?:[-+•]|\d{1,2}[.)])\s+(?=\S)")

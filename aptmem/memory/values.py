@@ -162,7 +162,9 @@ _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|
 #: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
 _NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|approved|assigned to|owner(?:ship)? (?:is|goes to)) (?:by )?"
                       r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
-                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)")
+                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)"
+                      # the person one is sent to ("请找端木明哲，", "要南宫沐阳 approve"): a name, then a pause or a latin verb
+                      r"|(?:请找|找|联系|请教|问|(?<![需只还也就])要|让)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[，。；,;！!（(]|$|[A-Za-z]))")
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
 #: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
 _NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
@@ -227,7 +229,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             if not match.group(1)[0].isdigit():  # "错误率是8%" binds a measurement, not a name
                 found.append(("name", match.group(1), match.start(1), match.end(1)))
         for match in _NAME_BY.finditer(sentence):
-            group = 1 if match.group(1) else 2
+            group = next(g for g in (1, 2, 3) if match.group(g))
             found.append(("name", match.group(group), match.start(group), match.end(group)))
         for match in _NAME_ROLE.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
