@@ -375,10 +375,12 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
 FORM_PENALTY = 1.0
 
 
-def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
-    """The form a fact was said in: its value's family and the first words of its statement, the value and
-    identifiers left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce of lumen-api took ..." are one form)."""
-    return family(shape), tuple(tokens(_VARYING.sub(" ", _IDENT.sub(" ", text.replace(value, " "))))[:2])
+def form(shape: str, text: str, value: str, subject: Sequence[str] = ()) -> tuple[str, tuple[str, ...]]:
+    """The form a fact was said in: its value's family and the first words of its statement, the value,
+    identifiers, words with digits and its ``subject`` left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce
+    of lumen-api took ..." are one form; so are the rows "sundial owner check: AI-4" and "corvid owner check: AI-7")."""
+    words = [t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text.replace(value, " ")))) if t not in subject]
+    return family(shape), tuple(words[:2])
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
@@ -475,6 +477,8 @@ def snippet(fact: Fact) -> str:
     if at < 0:
         return text
     start = max(0, at - 44)
+    if start <= _OPENING_CHARS // 2:
+        start = 0  # a few words more say what the statement is about: not worth an ellipsis
     end = min(len(text), at + len(fact.value) + 16)
     if start > 0:
         space = text.find(" ", start)
@@ -485,9 +489,9 @@ def snippet(fact: Fact) -> str:
     core = text[start:end].strip(" ,;:")
     missing = [s for s in fact.subject if s not in core.casefold()]
     head = (" ".join(missing[:2]) + ": ") if missing else ""
-    if not missing and start > _OPENING_CHARS:
+    if not missing and start > 0:
         # Nothing names what the words around the value are about: the statement's opening words usually do
         # ("Wartungsfenster für driftwood verschoben: … sondern Mo 01:00-02:00 UTC").
-        opening = text.rfind(" ", 0, _OPENING_CHARS)
+        opening = text.rfind(" ", 0, min(start, _OPENING_CHARS))
         head = text[:opening].rstrip(" ,;:") + " " if opening > 0 else ""
     return f"{head}{'…' if start > 0 else ''}{core}{'…' if end < len(text) else ''}"

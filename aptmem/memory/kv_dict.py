@@ -157,8 +157,9 @@ def _line(record: FactRecord) -> str:
 
 def _weights(records: Sequence[FactRecord]) -> list[float]:
     """Each record's weight, less the more records of the store were said in its form (:func:`~aptmem.memory.facts.form`)."""
-    forms = Counter(form(r.shape, r.text, r.value) for r in records)
-    return [r.weight - FORM_PENALTY * math.log2(forms[form(r.shape, r.text, r.value)]) for r in records]
+    said = [form(r.shape, r.text, r.value, r.subject) for r in records]
+    forms = Counter(said)
+    return [r.weight - FORM_PENALTY * math.log2(forms[f]) for r, f in zip(records, said, strict=True)]
 
 
 def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float,
@@ -170,6 +171,7 @@ def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[
     shown, and an old one is not pushed out by a mere newer one.
     """
     chosen: dict[int, str] = {}
+    shown: set[str] = set()
     days: set[str] = set()  # the day headings already paid for: each is rendered once, above its records
     left = budget
 
@@ -182,6 +184,9 @@ def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[
             if index in chosen:
                 continue
             line = _line(records[index])
+            if line in shown:
+                continue  # two values of one statement: its line once is enough
+
             day = _day(records[index].since)
             cost = count(line) + 1 + (0 if day in days else count(day) + 2)
             if cost > left:
@@ -189,6 +194,7 @@ def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[
             left -= cost
             spent += cost
             chosen[index] = line
+            shown.add(line)
             days.add(day)
 
     indexes = range(len(records))

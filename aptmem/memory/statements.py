@@ -76,6 +76,8 @@ _EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
 _LOGFMT = re.compile(r"""^(?:[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)\s+){1,}[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)$""")
+#: Where a shortened view cut an entry (:func:`aptmem.compaction.shorten.shorten_text`), with the torn line either side.
+_CUT = re.compile(r"[^\n]*\n\[\.\.\. \d+ characters cut by aptmem compaction \.\.\.\]\n[^\n]*")
 #: A metric sample in the Prometheus text format (a PromQL answer, a /metrics page): ``name{k="v",...} value``.
 _SAMPLE = re.compile(r"""^([A-Za-z_:][\w:]*)\{((?:\s*[A-Za-z_]\w*\s*=\s*"[^"]*"\s*,?)*)\}\s+(\S+)(?:\s+\d+)?$""")
 _LABEL_PAIR = re.compile(r'([A-Za-z_]\w*)\s*=\s*"([^"]*)"')
@@ -175,6 +177,7 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         # cut at line ends: half a line ("tion item open AI-322") would be read as a statement of its own
         head, tail = text[:scan_chars], text[-scan_chars:]
         text = head[: head.rfind("\n") + 1 or None] + "\n" + tail[tail.find("\n") + 1:]
+    text = _CUT.sub(_drop_torn_lines, text)
     whole = _json_value(text)
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
@@ -184,6 +187,11 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
             yield from _changed_file_statements(segment)
         else:
             yield from _line_statements(segment)
+
+
+def _drop_torn_lines(cut: re.Match[str]) -> str:
+    """The marker of a shortened view and the half lines either side of it: a torn line is no statement."""
+    return "\n"
 
 
 def _changed_file_statements(changed: ChangedFile) -> Iterator[Statement]:
@@ -304,6 +312,8 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
             said = f"{path}.{logged}" if path else logged
             yield Statement(f"{owner} {said}" if owner else logged, "config", owner)
             continue
+        if carrier == "prose" and len(_COLUMN_GAP.split(logged)) >= 4:
+            continue  # a row of a column-aligned listing whose header is not in view: cells no column names
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
         for sentence in sentences(logged):
