@@ -128,3 +128,22 @@ def test_the_render_pays_a_day_heading_once_and_names_the_old_value_as_was() -> 
                FactRecord(value="v2", shape="version", text="web runs v2", subject=["web"], anchors=[], salience=4.0, since=day)]
     lines = render_records(records, 500, lambda t: len(t.split()), 0.3)
     assert lines == ["1970-01-02:", "- api timeout: 45s (was 30s)", "- web runs v2"]
+
+
+def test_a_card_titles_its_field_lines() -> None:
+    card = "Issue: exports time out after midnight\nAssignee: @rvega\nPriority: P2\nthe build log follows"
+    texts = [s.text for s in statements(card)]
+    assert "exports time out after midnight — Assignee: @rvega" in texts
+    assert "the build log follows" in texts  # a line that is no field ends the card
+
+
+def test_a_long_tool_outputs_repeated_template_is_bulk_even_when_its_rows_name_different_things() -> None:
+    from aptmem.entries import ToolResult
+    from aptmem.memory.facts import facts_of_entry
+
+    pairs = [(name, verb) for name in ("ash", "elm", "fir", "oak", "yew") for verb in ("queued", "green", "rolled back")]
+    rows = [f"[bot{n % 3}] {name} build {4100 + n} {verb} by @dev{n % 4}" for n, (name, verb) in enumerate(pairs)]
+    text = "\n".join([*rows[:7], "The deploy token for ash lives at secret/data/ash/deploy-9f2", *rows[7:]])
+    kept = list(facts_of_entry(ToolResult(content=text, call_id="c1", ts=1)))
+    best = max(kept, key=lambda f: f.salience)
+    assert best.value == "secret/data/ash/deploy-9f2"

@@ -68,11 +68,12 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
-from aptmem.entries import Entry, User
+from aptmem.entries import Assistant, Entry, User
+from aptmem.memory.stances import stance as _stance
 from aptmem.memory.statements import Statement, entry_text, statements
 from aptmem.memory.values import BOUND_BY_DEFINITION as _BOUND_BY_DEFINITION
 from aptmem.memory.values import INSTRUCTION as _INSTRUCTION
@@ -99,28 +100,6 @@ _OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|de
 #: A logfmt or query pair whose key names what the line is about (service=umber): a subject, not a value.
 _NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host|deployment|deploy|"
                           r"statefulset|daemonset|pod|container|namespace|cluster)=([\w.-]+)", re.ASCII)
-_PREFERENCE = re.compile(
-    r"\b(?:i|we) (?:prefer|like to|want|always|never)\b|\bplease (?:always|never|use|don't|do not|avoid|keep)\b"
-    r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
-    r"|\b(?:stick|stay) (?:with|to)\b|\b(?:only|just) use\b|\buse only\b|\bnothing (?:else|but)\b|\bmy (?:preference|choice)\b"
-    r"|\b(?:our|the team's) (?:convention|standard|default) is\b|\bstandardi[sz]e on\b|\bgo-to\b"
-    r"|\b(?:i|we)'d (?:rather|prefer)\b|\b(?:i|we) would (?:rather|prefer)\b"
-    r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用",
-    re.IGNORECASE,
-)
-_DECISION = re.compile(
-    r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
-    r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision|"
-    # what a meeting or a postmortem settled, named by its noun, and the same verbs in German, Spanish and French
-    r"outcome|resolution|verdict|conclusion|agreed|beschlossen|entschieden|vereinbart|festgelegt|entscheidung|"
-    r"decidimos|decidido|decidió|acordamos|acordado|elegimos|decisión|décidé|décidée|décision|retenu|choisi)\b"
-    r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用",
-    re.IGNORECASE,
-)
-#: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
-_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid|thanks to|which means|weil|denn|porque|ya que|"
-                     r"puesto que|parce que|puisque)\b|[:：;；—–]\s*\S"
-                     r"|因为|由于|为了|以免|以便|原因是", re.IGNORECASE)
 _IDENT = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+(?![A-Za-z0-9_/])"
                     r"|(?<![A-Za-z0-9_./])[a-z]+[A-Z][A-Za-z0-9]+\b")
 #: Nouns that name what kind of thing the next (or previous) word is: "project atlas", "the atlas service".
@@ -279,9 +258,7 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         stripped = stripped.replace(value, " ")
     anchors = tuple(sorted(set(tokens(stripped)) - set(subject)))
     user_bonus = 0.5 if by_user else 0.0
-    stance = "preference" if _PREFERENCE.search(sentence) else ""
-    if not stance and _DECISION.search(sentence) and _REASON.search(sentence):
-        stance = "decision"
+    stance = _stance(sentence)
     if stance:  # its value is the whole statement (what was chosen, and why)
         return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
     if not subject and not anchors and len(values) >= 2 and _VALUES_ONLY.fullmatch(stripped):
@@ -334,14 +311,25 @@ def _instruction_key(sentence: str, start: int) -> str:
     return sentence[:start].strip().lower() if match else ""
 
 
-def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:
-    """A fact's shape and the first words of its statement, its ``values`` and identifiers left out: the
-    template it came from ("tests/a.py::test_x PASSED" and "tests/b.py::test_y PASSED" are one)."""
+def _template_words(fact: Fact, values: Sequence[str]) -> list[str]:
+    """The words of a fact's statement, its ``values``, identifiers, words with digits and subject left out."""
     text = fact.text
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, " ")
     subject = set(fact.subject)  # a row's subject differs from row to row of one template: it is no part of the template
-    return fact.shape, tuple([t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text))) if t not in subject][:3])
+    return [t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text))) if t not in subject]
+
+
+def _signature(fact: Fact, words: Sequence[str], common: frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
+    """A fact's shape and the first of its statement's template ``words``: the template it came from
+    ("tests/a.py::test_x PASSED" and "tests/b.py::test_y PASSED" are one). With ``common`` (the words most statements
+    of the output use), only those: "[ci] api build 51 green by @kim" and "[ci] web build 52 queued by @lee" are one."""
+    frame = [w for w in words if w in common] if common else []
+    return fact.shape, tuple((frame or list(words))[:3])
+
+
+#: A tool output of this many statements or more is read for its common words (those a third of its statements use).
+_COMMON_AT = 8
 
 
 def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:
@@ -357,7 +345,16 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
     values: dict[str, list[str]] = {}
     for fact in found:
         values.setdefault(fact.text, []).append(fact.value)
-    signatures = [_signature(f, values[f.text]) for f in found]
+    words = [_template_words(f, values[f.text]) for f in found]
+    common: frozenset[str] = frozenset()
+    if len(values) >= _COMMON_AT and not isinstance(entry, (User, Assistant)):
+        # a tool's long output: its templates are the words many of its statements share (people do not repeat so)
+        seen: dict[str, set[str]] = {}
+        for fact, said in zip(found, words, strict=True):
+            for word in said:
+                seen.setdefault(word, set()).add(fact.text)
+        common = frozenset(w for w, texts in seen.items() if len(texts) >= max(3, len(values) // 3))
+    signatures = [_signature(f, w, common) for f, w in zip(found, words, strict=True)]
     shapes = Counter(signatures)
     # A preference or a decision is its statement: it has no template to repeat (each row of a decision log is its own).
     found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY - _BULK_PER_DOUBLING * math.log2(shapes[sig] / 3))
@@ -375,7 +372,7 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
 FORM_PENALTY = 1.0
 
 
-def form(shape: str, text: str, value: str, subject: Sequence[str] = ()) -> tuple[str, tuple[str, ...]]:
+def form(shape: str, text: str, value: str, subject: Collection[str] = ()) -> tuple[str, tuple[str, ...]]:
     """The form a fact was said in: its value's family and the first words of its statement, the value,
     identifiers, words with digits and its ``subject`` left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce
     of lumen-api took ..." are one form; so are the rows "sundial owner check: AI-4" and "corvid owner check: AI-7")."""

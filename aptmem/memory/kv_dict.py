@@ -29,7 +29,7 @@ from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
 from aptmem.memory.lexical import Ranker
-from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, snippet, update_target,
+from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, snippet, tokens, update_target,
                                  word_frequency)
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
@@ -156,8 +156,12 @@ def _line(record: FactRecord) -> str:
 
 
 def _weights(records: Sequence[FactRecord]) -> list[float]:
-    """Each record's weight, less the more records of the store were said in its form (:func:`~aptmem.memory.facts.form`)."""
-    said = [form(r.shape, r.text, r.value, r.subject) for r in records]
+    """Each record's weight, less the more records of the store were said in its form (:func:`~aptmem.memory.facts.form`).
+
+    A word the store knows as a thing's name (a record's subject) varies from row to row of one template ("Re #12
+    (api): can you look?", "Re #31 (web): ..."): it is no part of a form."""
+    names = frozenset(word for r in records for name in r.subject for word in tokens(name))
+    said = [form(r.shape, r.text, r.value, names) for r in records]
     forms = Counter(said)
     return [r.weight - FORM_PENALTY * math.log2(forms[f]) for r, f in zip(records, said, strict=True)]
 

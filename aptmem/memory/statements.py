@@ -76,6 +76,11 @@ _EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
 _LOGFMT = re.compile(r"""^(?:[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)\s+){1,}[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)$""")
+#: The title line of a card of fields (an issue tracker's or a ticket's): "Issue: search is slow", "Title: ...".
+_CARD_TITLE = re.compile(r"^(?:issue|title|subject|summary|ticket|task|incident|story|bug|epic|problem|标题|问题)\s*[:：]\s*(\S.*)$",
+                         re.IGNORECASE)
+#: A field line of a card: a capitalised key of a few words, a colon, a value ("Assignee: @kim", "Due date: May 3").
+_CARD_LINE = re.compile(r"^[A-Z][\w -]{0,30}[:：]\s+\S")
 #: Where a shortened view cut an entry (:func:`aptmem.compaction.shorten.shorten_text`), with the torn line either side.
 _CUT = re.compile(r"[^\n]*\n\[\.\.\. \d+ characters cut by aptmem compaction \.\.\.\]\n[^\n]*")
 #: A metric sample in the Prometheus text format (a PromQL answer, a /metrics page): ``name{k="v",...} value``.
@@ -222,6 +227,7 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
     columns: list[str] = []  # the header of the CSV block being read
     aligned: list[str] = []  # the header of the column-aligned listing being read
     aligned_rows = 0
+    card = ""  # the title of the card (an issue, a ticket) whose field lines are being read
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
@@ -303,6 +309,14 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
             labels = " ".join(f"{k}={v}" for k, v in _LABEL_PAIR.findall(sample.group(2)))
             yield Statement(f"{sample.group(1)}: {labels}", "log")  # the sample itself is a reading of the moment
             continue
+        title = _CARD_TITLE.match(logged) if carrier in ("prose", "log") else None
+        if title:  # a card's title (an issue, a ticket): the lines of fields under it are about it
+            card = title.group(1).strip()[:60]
+        elif card and _CARD_LINE.match(logged):
+            yield Statement(f"{card} — {logged}", "table", card)  # "Assignee: @kim" under "Issue: search is slow"
+            continue
+        else:
+            card = ""
         if _LOGFMT.match(logged) or _CHANGE.match(logged) or _INSTRUCTION.match(logged):
             yield Statement(logged, "log")  # a logfmt line, a setting changed in place: statements as they stand
             continue
