@@ -144,6 +144,6 @@ def test_a_long_tool_outputs_repeated_template_is_bulk_even_when_its_rows_name_d
     pairs = [(name, verb) for name in ("ash", "elm", "fir", "oak", "yew") for verb in ("queued", "green", "rolled back")]
     rows = [f"[bot{n % 3}] {name} build {4100 + n} {verb} by @dev{n % 4}" for n, (name, verb) in enumerate(pairs)]
     text = "\n".join([*rows[:7], "The deploy token for ash lives at secret/data/ash/deploy-9f2", *rows[7:]])
-    kept = list(facts_of_entry(ToolResult(content=text, call_id="c1", ts=1)))
-    best = max(kept, key=lambda f: f.salience)
-    assert best.value == "secret/data/ash/deploy-9f2"
+    kept = list(facts_of_entry(ToolResult(content=text, call_id="c1", ts=1), max_facts=100))
+    token = next(f for f in kept if f.value == "secret/data/ash/deploy-9f2")
+    assert all(f.salience < token.salience - 1.5 for f in kept if "build" in f.text)  # the rows are bulk, the token is not
