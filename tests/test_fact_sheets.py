@@ -147,3 +147,8 @@ def test_a_long_tool_outputs_repeated_template_is_bulk_even_when_its_rows_name_d
     kept = list(facts_of_entry(ToolResult(content=text, call_id="c1", ts=1), max_facts=100))
     token = next(f for f in kept if f.value == "secret/data/ash/deploy-9f2")
     assert all(f.salience < token.salience - 1.5 for f in kept if "build" in f.text)  # the rows are bulk, the token is not
+
+
+def test_a_slash_command_acts_on_its_first_argument_and_a_flags_value_names_nothing() -> None:
+    fact = next(f for f in _facts("/scale ledger --replicas 6 --env staging") if f.attribute == "replicas")
+    assert fact.subject == ("ledger",)

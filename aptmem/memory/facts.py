@@ -116,8 +116,9 @@ _KIND_WORDS = frozenset("project service team repo repository database db host s
 _NAMED_AFTER = re.compile(r"\b(?:for|of|von|für|de|del|du|para)\s+([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?=\s*(?:[,.:;!?)]|$)|\s+(?:is|are|was|were|"
                           r"has|have|had|ist|sind|es|est|looks?|comes?|come|uses?|runs?|will|should|must|pages|keeps?|fires?|to|from|on|"
                           r"at|in|now|stays?|goes|went|lives?|points?|talks?|listens?)\b)")
-#: Words that follow "for"/"of" as things, not names ("for now", "of course", "for example").
-_NOT_NAMES = frozenset("now example instance course all each both everyone everything anyone something nothing them us "
+#: A chat-ops slash command and the thing it acts on, its first argument ("/deploy ledger --memory 2Gi").
+_SLASH_COMMAND = re.compile(r"^/[a-z][\w-]*\s+([A-Za-z][\w.-]*)(?=\s|$)")
+_NOT_NAMES = frozenset("now example instance course all each both everyone everything anyone something nothing them us "  # not names
                        "me him it one two three some any more most less time today tomorrow yesterday week month year".split())
 _PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Za-z0-9]*\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+|[A-Za-z]")
@@ -217,9 +218,14 @@ def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
         word = (match.group(1) or match.group(2)).lower()
         if match.group(1) and _KEY_AFTER.match(sentence, match.end()):
             continue  # "db port: 5432": the word before the colon is the key, not what the line is about
+        if sentence[max(0, match.start() - 2):match.start()] == "--":
+            continue  # "--env prod": a flag and its value, not a kind noun naming a thing
         if word not in _STOP and word not in _KIND_WORDS:
             found.add(word)
     found.update(m.group(0).lower() for m in _PROPER.finditer(sentence))
+    command = _SLASH_COMMAND.match(sentence)
+    if command:  # a chat-ops command acts on its first argument ("/deploy ledger --memory 2Gi")
+        found.add(command.group(1).lower())
     named = set()  # named as what an attribute belongs to: a subject even when a value holds it (secret/data/sorrel/...)
     for match in _NAMED_AFTER.finditer(sentence):
         word = match.group(1).lower()
@@ -443,7 +449,6 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
         if score > best_score:
             best, best_score = index, score
     return best
-
 
 
 def _holds(value: str, old: str) -> bool:
