@@ -22,6 +22,12 @@ plain words, whatever the carrier:
   (a decision log's "the queue choice: Redis streams; why: we already run Redis");
 * a CSV row under a CSV header line (comma-separated names, no digits-only cell, as many cells) is
   one statement per cell after the first, about the first, named by its column, like a table row;
+* a tab-separated sheet is read like a table; in a key-value sheet (a column named ``setting``, ``key``,
+  ``parameter``... before one named ``value``) a row says ``<subject> <key>: <value>``; a column-aligned listing
+  stays one across a line of another layout, and a row whose header is out of view is skipped;
+* a card's field lines (``Assignee: @kim`` under ``Issue: exports time out``) are about its title; a Prometheus
+  sample (``up{job="api",instance="db-1:9187"} 1``) is read by its labels; a shortened view's marker and the torn
+  lines either side of it are no statements; a sentence that only gives a reason ("Reason: ...") joins the one before;
 * a ``git log`` entry (``commit <hash>`` and its indented message) is one statement that binds
   the hash to what the commit did;
 * JSON (a whole tool output, or a line of it) is walked: a prose string is cut into sentences

@@ -5,7 +5,10 @@ why, in :mod:`aptmem.memory.facts`; this module holds the patterns. :func:`value
 values of one sentence, most distinctive shape first and never overlapping; a number or a
 quantity with a unit is a setting when a key, a flag or a setting word binds it and a
 measurement (shape ``quantity``, which no keeper stores) when it is merely reported.
-:func:`attribute` names the key that binds a value in a structured statement.
+:func:`attribute` names the key that binds a value in a structured statement. Issue 14's second pass added
+time windows (``Sat 02:00-04:00 UTC``), merge/pull request numbers (``!123``, ``#456``, ``PR 789``), snake_case
+symbols of three parts, "from X to Y" (the old value takes the new one's shape), readings over a span ("5x over the
+last hour") and peaks as measurements, setting nouns after a measured word (a rate *limit* is set).
 """
 
 from __future__ import annotations
