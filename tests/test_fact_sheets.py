@@ -152,3 +152,9 @@ def test_a_long_tool_outputs_repeated_template_is_bulk_even_when_its_rows_name_d
 def test_a_slash_command_acts_on_its_first_argument_and_a_flags_value_names_nothing() -> None:
     fact = next(f for f in _facts("/scale ledger --replicas 6 --env staging") if f.attribute == "replicas")
     assert fact.subject == ("ledger",)
+
+
+def test_a_one_word_label_in_parentheses_is_a_slot_of_the_form() -> None:
+    from aptmem.memory.facts import form
+
+    assert form("ref", "Re #12 (billing): can you look?", "#12") == form("ref", "Re #31 (search): can you look?", "#31")
