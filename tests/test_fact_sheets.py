@@ -158,3 +158,11 @@ def test_a_one_word_label_in_parentheses_is_a_slot_of_the_form() -> None:
     from aptmem.memory.facts import form
 
     assert form("ref", "Re #12 (billing): can you look?", "#12") == form("ref", "Re #31 (search): can you look?", "#31")
+
+
+def test_two_statements_one_word_apart_are_two_things_even_with_a_change_cue() -> None:
+    old = Fact(value="40%", shape="amount", text="alpha canary share is now 40%", subject=("rollout",),
+               anchors=("alpha", "canary", "share"), salience=4.0, update=True)
+    new = Fact(value="15%", shape="amount", text="gamma canary share is now 15%", subject=("rollout",),
+               anchors=("canary", "gamma", "share"), salience=4.0, update=True)
+    assert not same_slot(old, new)

@@ -73,6 +73,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 import msgspec
 
 from aptmem.entries import Assistant, Entry, User
+from aptmem.memory.snippets import snippet
 from aptmem.memory.stances import stance as _stance
 from aptmem.memory.statements import Statement, entry_text, statements
 from aptmem.memory.values import BOUND_BY_DEFINITION as _BOUND_BY_DEFINITION
@@ -412,6 +413,8 @@ def same_slot(old: Fact, new: Fact) -> bool:
     a, b = set(old.anchors), set(new.anchors)
     if not a and not b:
         return True
+    if _one_word_apart(old, new):
+        return False  # "quokka rollout is now 9%" beside "dunlin rollout is now 4%": one form, two things
     if a != b and not new.update:
         # The same words but one, and nothing says a value changed: another thing said in the same form (a near
         # miss, "the beacon backup fires on X" beside "the ledgerd backup fires on Y"), not an update of it.
@@ -437,7 +440,7 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
         if family(old.shape) != family(new.shape) or old.value == new.value \
                 or (old.subject and new.subject and old.subject != new.subject):
             continue
-        if old.attribute and new.attribute and old.attribute != new.attribute:
+        if (old.attribute and new.attribute and old.attribute != new.attribute) or _one_word_apart(old, new):
             continue  # another key of the same thing ("max-conns" is no update of "timeout")
         theirs = set(old.subject) | set(old.anchors)
         shared = mine & theirs
@@ -451,6 +454,14 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
     return best
 
 
+def _one_word_apart(old: Fact, new: Fact) -> bool:
+    """Whether two statements say the same words, their values left out, but one word in the same place: that word
+    names what each is about (a near miss of the same form), so neither updates the other."""
+    a = tokens(old.text.replace(old.value, " "))
+    b = tokens(new.text.replace(new.value, " "))
+    return len(a) == len(b) > 2 and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+
+
 def _holds(value: str, old: str) -> bool:
     """Whether a stored ``value`` is the ``old`` value an update names ("fastapi==0.1.2" holds "0.1.2")."""
     return value == old or (value.endswith(old) and not value[-len(old) - 1].isalnum() and value[-len(old) - 1] != ".")
@@ -459,41 +470,3 @@ def _holds(value: str, old: str) -> bool:
 def word_frequency(facts: Iterable[Fact]) -> Counter[str]:
     """In how many of ``facts`` each subject or anchor word occurs."""
     return Counter(word for fact in facts for word in set(fact.subject) | set(fact.anchors))
-
-
-#: A fact's statement up to this long is kept whole; a longer one is cut to the words around the value.
-SNIPPET_CHARS = 72
-#: A cut statement keeps up to this many of its opening characters when no subject is known to name it.
-_OPENING_CHARS = 40
-
-
-def snippet(fact: Fact) -> str:
-    """The fact in few words: its statement if short, else the words around its value, the subject first.
-
-    Preferences and decisions are their statement (their value is the whole of it).
-    """
-    text = fact.text
-    if len(text) <= SNIPPET_CHARS or fact.shape in ("preference", "decision"):
-        return text
-    at = text.find(fact.value)
-    if at < 0:
-        return text
-    start = max(0, at - 44)
-    if start <= _OPENING_CHARS // 2:
-        start = 0  # a few words more say what the statement is about: not worth an ellipsis
-    end = min(len(text), at + len(fact.value) + 16)
-    if start > 0:
-        space = text.find(" ", start)
-        start = space + 1 if 0 <= space < at else start
-    if end < len(text):
-        space = text.rfind(" ", at + len(fact.value), end)
-        end = space if space > 0 else end
-    core = text[start:end].strip(" ,;:")
-    missing = [s for s in fact.subject if s not in core.casefold()]
-    head = (" ".join(missing[:2]) + ": ") if missing else ""
-    if not missing and start > 0:
-        # Nothing names what the words around the value are about: the statement's opening words usually do
-        # ("Wartungsfenster für driftwood verschoben: … sondern Mo 01:00-02:00 UTC").
-        opening = text.rfind(" ", 0, min(start, _OPENING_CHARS))
-        head = text[:opening].rstrip(" ,;:") + " " if opening > 0 else ""
-    return f"{head}{'…' if start > 0 else ''}{core}{'…' if end < len(text) else ''}"
