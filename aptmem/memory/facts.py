@@ -68,11 +68,13 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
-from aptmem.entries import Entry, User
+from aptmem.entries import Assistant, Entry, User
+from aptmem.memory.snippets import snippet
+from aptmem.memory.stances import stance as _stance
 from aptmem.memory.statements import Statement, entry_text, statements
 from aptmem.memory.values import BOUND_BY_DEFINITION as _BOUND_BY_DEFINITION
 from aptmem.memory.values import INSTRUCTION as _INSTRUCTION
@@ -86,33 +88,19 @@ from aptmem.memory.values import values as _values
 __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form", "same_slot", "snippet", "tokens", "update_target",
            "word_frequency"]
 
-_COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$"
+_COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$|\]\($"
+                        # the copula in German, Spanish, French and Chinese binds as "is" does
+                        r"|\b(?:ist|sind|beträgt|es|son|est|sont)\s*$|(?:是|为|為)\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
-_OLD_MARK = re.compile(r"(?:\b(?:from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
+_OLD_MARK = re.compile(r"(?:\b(?:nicht mehr|statt|anstatt|en lugar de|en vez de|ya no|au lieu de|from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
-_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|dead|no longer used)\b|\bwas replaced\b|\bno longer\b"
+_OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|dead|no longer used|off|away|on leave|unavailable)\b"
+                        r"|\bwas replaced\b|\bno longer\b"
                         r"|不要了|不用了|弃用|废弃|作废|已下线)", re.IGNORECASE)
 #: A logfmt or query pair whose key names what the line is about (service=umber): a subject, not a value.
-_NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host)=([\w.-]+)", re.ASCII)
-_PREFERENCE = re.compile(
-    r"\b(?:i|we) (?:prefer|like to|want|always|never)\b|\bplease (?:always|never|use|don't|do not|avoid|keep)\b"
-    r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
-    r"|\b(?:stick|stay) (?:with|to)\b|\b(?:only|just) use\b|\buse only\b|\bnothing (?:else|but)\b|\bmy (?:preference|choice)\b"
-    r"|\b(?:our|the team's) (?:convention|standard|default) is\b|\bstandardi[sz]e on\b|\bgo-to\b"
-    r"|\b(?:i|we)'d (?:rather|prefer)\b|\b(?:i|we) would (?:rather|prefer)\b"
-    r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用",
-    re.IGNORECASE,
-)
-_DECISION = re.compile(
-    r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
-    r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision)\b"
-    r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用",
-    re.IGNORECASE,
-)
-#: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
-_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid|thanks to|which means)\b|[:：;；—–]\s*\S"
-                     r"|因为|由于|为了|以免|以便|原因是", re.IGNORECASE)
+_NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host|deployment|deploy|"
+                          r"statefulset|daemonset|pod|container|namespace|cluster)=([\w.-]+)", re.ASCII)
 _IDENT = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+(?![A-Za-z0-9_/])"
                     r"|(?<![A-Za-z0-9_./])[a-z]+[A-Z][A-Za-z0-9]+\b")
 #: Nouns that name what kind of thing the next (or previous) word is: "project atlas", "the atlas service".
@@ -124,6 +112,15 @@ _KIND_NOUN = re.compile(
 _KIND_WORDS = frozenset("project service team repo repository database db host server app cluster package module "
                          "bucket queue library crate user customer tenant environment env region namespace component job "
                          "pipeline topic table".split())
+#: A name right after "for" or "of" that a verb, a preposition or a pause follows ("the memory limit of ledgerd from",
+#: "Credentials for sorrel come out of", "Wartungsfenster für paygate ist"): what the attribute before it belongs to.
+_NAMED_AFTER = re.compile(r"\b(?:for|of|von|für|de|del|du|para)\s+([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?=\s*(?:[,.:;!?)]|$)|\s+(?:is|are|was|were|"
+                          r"has|have|had|ist|sind|es|est|looks?|comes?|come|uses?|runs?|will|should|must|pages|keeps?|fires?|to|from|on|"
+                          r"at|in|now|stays?|goes|went|lives?|points?|talks?|listens?)\b)")
+#: A chat-ops slash command and the thing it acts on, its first argument ("/deploy ledger --memory 2Gi").
+_SLASH_COMMAND = re.compile(r"^/[a-z][\w-]*\s+([A-Za-z][\w.-]*)(?=\s|$)")
+_NOT_NAMES = frozenset("now example instance course all each both everyone everything anyone something nothing them us "  # not names
+                       "me him it one two three some any more most less time today tomorrow yesterday week month year".split())
 _PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Za-z0-9]*\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+|[A-Za-z]")
 _LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
@@ -138,17 +135,23 @@ _ADDITIVE = re.compile(r"\b(?:also|as well|another|too|additionally|one more|in 
                        re.IGNORECASE)
 #: A statement that says a value changed: it supersedes the older statement it is most like.
 _UPDATE = re.compile(
-    r"\b(?:now|moved|move[sd]? (?:to|off|from)|changed|switched|bumped?|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
+    # the same cues in German, Spanish and French ("verschoben", "ahora", "désormais")
+    r"\b(?:verschoben|geändert|umgestellt|jetzt|ab sofort|nicht mehr|cambiado|cambió|movido|ahora|ya no|changé|déplacé|désormais|"
+    r"maintenant|remplacé)\b|"
+    r"(?<!ing\s)(?<!ing\sit\s)(?<!ing\sthem\s)\b(?:now|moved|move[sd]? (?:to|off|from)|changed|switched|bumped?|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
     r"instead|updated|new|rebased|retired|renamed|from \S+ to|raised?|lowered?|swap(?:ped)?|failed over|deprecated|"
     r"reassigned|handed over|going forward|is out|used to be)\b|改为|改成|现在|换成|更新为|迁移|不再|切换|升到|降到",
     re.IGNORECASE)
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
+#: A word with a digit in it (an id, a count, a hash: 4ceac7de): what varies from line to line of one template.
+_VARYING = re.compile(r"[^\s=:,;]*\d[^\s=:,;]*|\(\w[\w.-]*\)")  # ... and a one-word label in parentheses ("(billing)")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
 _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
-                    r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with", re.IGNORECASE)
+                    r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
+                    r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: What is left of a line of values alone once its values are taken out: spaces and separators.
 _VALUES_ONLY = re.compile(r"[\s,;|+-]*")
@@ -216,12 +219,22 @@ def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
         word = (match.group(1) or match.group(2)).lower()
         if match.group(1) and _KEY_AFTER.match(sentence, match.end()):
             continue  # "db port: 5432": the word before the colon is the key, not what the line is about
+        if sentence[max(0, match.start() - 2):match.start()] == "--":
+            continue  # "--env prod": a flag and its value, not a kind noun naming a thing
         if word not in _STOP and word not in _KIND_WORDS:
             found.add(word)
     found.update(m.group(0).lower() for m in _PROPER.finditer(sentence))
+    command = _SLASH_COMMAND.match(sentence)
+    if command:  # a chat-ops command acts on its first argument ("/deploy ledger --memory 2Gi")
+        found.add(command.group(1).lower())
+    named = set()  # named as what an attribute belongs to: a subject even when a value holds it (secret/data/sorrel/...)
+    for match in _NAMED_AFTER.finditer(sentence):
+        word = match.group(1).lower()
+        if word not in _STOP and word not in _KIND_WORDS and word not in _NOT_NAMES and word not in values:
+            named.add(word)
     if _HAN.search(sentence):
         found.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", sentence))
-    return tuple(sorted(w for w in found - values if w not in _STOP and not any(w in v for v in values)))
+    return tuple(sorted({*named, *(w for w in found - values if w not in _STOP and not any(w in v for v in values))}))
 
 
 def facts_of(statement: Statement, *, by_user: bool, max_chars: int = 240) -> list[Fact]:
@@ -252,9 +265,7 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
         stripped = stripped.replace(value, " ")
     anchors = tuple(sorted(set(tokens(stripped)) - set(subject)))
     user_bonus = 0.5 if by_user else 0.0
-    stance = "preference" if _PREFERENCE.search(sentence) else ""
-    if not stance and _DECISION.search(sentence) and _REASON.search(sentence):
-        stance = "decision"
+    stance = _stance(sentence)
     if stance:  # its value is the whole statement (what was chosen, and why)
         return (Fact(value=text, shape=stance, text=text, subject=subject, anchors=anchors, salience=3.5 + user_bonus),)
     if not subject and not anchors and len(values) >= 2 and _VALUES_ONLY.fullmatch(stripped):
@@ -307,13 +318,25 @@ def _instruction_key(sentence: str, start: int) -> str:
     return sentence[:start].strip().lower() if match else ""
 
 
-def _signature(fact: Fact, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:
-    """A fact's shape and the first words of its statement, its ``values`` and identifiers left out: the
-    template it came from ("tests/a.py::test_x PASSED" and "tests/b.py::test_y PASSED" are one)."""
+def _template_words(fact: Fact, values: Sequence[str]) -> list[str]:
+    """The words of a fact's statement, its ``values``, identifiers, words with digits and subject left out."""
     text = fact.text
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, " ")
-    return fact.shape, tuple(tokens(_IDENT.sub(" ", text))[:3])
+    subject = set(fact.subject)  # a row's subject differs from row to row of one template: it is no part of the template
+    return [t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text))) if t not in subject]
+
+
+def _signature(fact: Fact, words: Sequence[str], common: frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
+    """A fact's shape and the first of its statement's template ``words``: the template it came from
+    ("tests/a.py::test_x PASSED" and "tests/b.py::test_y PASSED" are one). With ``common`` (the words most statements
+    of the output use), only those: "[ci] api build 51 green by @kim" and "[ci] web build 52 queued by @lee" are one."""
+    frame = [w for w in words if w in common] if common else []
+    return fact.shape, tuple((frame or list(words))[:3])
+
+
+#: A tool output of this many statements or more is read for its common words (those a third of its statements use).
+_COMMON_AT = 8
 
 
 def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iterator[Fact]:
@@ -329,7 +352,16 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
     values: dict[str, list[str]] = {}
     for fact in found:
         values.setdefault(fact.text, []).append(fact.value)
-    signatures = [_signature(f, values[f.text]) for f in found]
+    words = [_template_words(f, values[f.text]) for f in found]
+    common: frozenset[str] = frozenset()
+    if len(values) >= _COMMON_AT and not isinstance(entry, (User, Assistant)):
+        # a tool's long output: its templates are the words many of its statements share (people do not repeat so)
+        seen: dict[str, set[str]] = {}
+        for fact, said in zip(found, words, strict=True):
+            for word in said:
+                seen.setdefault(word, set()).add(fact.text)
+        common = frozenset(w for w, texts in seen.items() if len(texts) >= max(3, len(values) // 3))
+    signatures = [_signature(f, w, common) for f, w in zip(found, words, strict=True)]
     shapes = Counter(signatures)
     # A preference or a decision is its statement: it has no template to repeat (each row of a decision log is its own).
     found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY - _BULK_PER_DOUBLING * math.log2(shapes[sig] / 3))
@@ -347,10 +379,12 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
 FORM_PENALTY = 1.0
 
 
-def form(shape: str, text: str, value: str) -> tuple[str, tuple[str, ...]]:
-    """The form a fact was said in: its value's family and the first words of its statement, the value and
-    identifiers left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce of lumen-api took ..." are one form)."""
-    return family(shape), tuple(tokens(_IDENT.sub(" ", text.replace(value, " ")))[:2])
+def form(shape: str, text: str, value: str, subject: Collection[str] = ()) -> tuple[str, tuple[str, ...]]:
+    """The form a fact was said in: its value's family and the first words of its statement, the value,
+    identifiers, words with digits and its ``subject`` left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce
+    of lumen-api took ..." are one form; so are the rows "sundial owner check: AI-4" and "corvid owner check: AI-7")."""
+    words = [t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text.replace(value, " ")))) if t not in subject]
+    return family(shape), tuple(words[:2])
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
@@ -379,6 +413,12 @@ def same_slot(old: Fact, new: Fact) -> bool:
     a, b = set(old.anchors), set(new.anchors)
     if not a and not b:
         return True
+    if _one_word_apart(old, new):
+        return False  # "quokka rollout is now 9%" beside "dunlin rollout is now 4%": one form, two things
+    if a != b and not new.update:
+        # The same words but one, and nothing says a value changed: another thing said in the same form (a near
+        # miss, "the beacon backup fires on X" beside "the ledgerd backup fires on Y"), not an update of it.
+        return False
     return len(a & b) / len(a | b) >= 0.34
 
 
@@ -400,7 +440,7 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
         if family(old.shape) != family(new.shape) or old.value == new.value \
                 or (old.subject and new.subject and old.subject != new.subject):
             continue
-        if old.attribute and new.attribute and old.attribute != new.attribute:
+        if (old.attribute and new.attribute and old.attribute != new.attribute) or _one_word_apart(old, new):
             continue  # another key of the same thing ("max-conns" is no update of "timeout")
         theirs = set(old.subject) | set(old.anchors)
         shared = mine & theirs
@@ -414,6 +454,13 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
     return best
 
 
+def _one_word_apart(old: Fact, new: Fact) -> bool:
+    """Whether two statements say the same words, their values left out, but one word in the same place: that word
+    names what each is about (a near miss of the same form), so neither updates the other."""
+    a = tokens(old.text.replace(old.value, " "))
+    b = tokens(new.text.replace(new.value, " "))
+    return len(a) == len(b) > 2 and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+
 
 def _holds(value: str, old: str) -> bool:
     """Whether a stored ``value`` is the ``old`` value an update names ("fastapi==0.1.2" holds "0.1.2")."""
@@ -423,32 +470,3 @@ def _holds(value: str, old: str) -> bool:
 def word_frequency(facts: Iterable[Fact]) -> Counter[str]:
     """In how many of ``facts`` each subject or anchor word occurs."""
     return Counter(word for fact in facts for word in set(fact.subject) | set(fact.anchors))
-
-
-#: A fact's statement up to this long is kept whole; a longer one is cut to the words around the value.
-SNIPPET_CHARS = 72
-
-
-def snippet(fact: Fact) -> str:
-    """The fact in few words: its statement if short, else the words around its value, the subject first.
-
-    Preferences and decisions are their statement (their value is the whole of it).
-    """
-    text = fact.text
-    if len(text) <= SNIPPET_CHARS or fact.shape in ("preference", "decision"):
-        return text
-    at = text.find(fact.value)
-    if at < 0:
-        return text
-    start = max(0, at - 44)
-    end = min(len(text), at + len(fact.value) + 16)
-    if start > 0:
-        space = text.find(" ", start)
-        start = space + 1 if 0 <= space < at else start
-    if end < len(text):
-        space = text.rfind(" ", at + len(fact.value), end)
-        end = space if space > 0 else end
-    core = text[start:end].strip(" ,;:")
-    missing = [s for s in fact.subject if s not in core.casefold()]
-    head = (" ".join(missing[:2]) + ": ") if missing else ""
-    return f"{head}{'…' if start > 0 else ''}{core}{'…' if end < len(text) else ''}"

@@ -29,7 +29,7 @@ from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
 from aptmem.memory.lexical import Ranker
-from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, snippet, update_target,
+from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, snippet, tokens, update_target,
                                  word_frequency)
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
@@ -39,6 +39,11 @@ __all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]
 FACTS_KEY = RESERVED_PREFIX + "facts"
 #: What a record gains once it was updated: the agent must not fall back on the value it replaced.
 _UPDATED_BONUS = 1.0
+#: What a record loses per doubling of the times its value changed, past the first: a slot whose value flips again and
+#: again (a log line's caller, a sheet's rolling row, a pod name) is output that moves, not a setting someone changed.
+_CHURN_PENALTY = 1.5
+#: Old values a record keeps (the newest): one is what an update is asked about; more only cost room.
+_KEPT_BEFORE = 2
 #: No record renders in fewer tokens than this: below it the render stops looking.
 _MIN_LINE_TOKENS = 12
 
@@ -66,6 +71,10 @@ class FactRecord(msgspec.Struct, kw_only=True):
     #: how many statements repeated it (a value the history keeps saying is no news)
     seen: int = 1
     before: list[Superseded] = []
+    #: how many times its value changed (``before`` keeps only the last few of them)
+    changed: int = 0
+    #: the last change was said as one ("moved to", "from X to Y", "now"): a new value in a sheet's row is not
+    announced: bool = False
 
     def as_fact(self) -> Fact:
         """The record as a :class:`Fact`, to compare slots."""
@@ -74,8 +83,14 @@ class FactRecord(msgspec.Struct, kw_only=True):
 
     @property
     def weight(self) -> float:
-        """Salience, less for a value said over and over, more for a value that changed (a stale one misleads)."""
-        return self.salience - 0.75 * math.log2(self.seen) + (_UPDATED_BONUS if self.before else 0.0)
+        """Salience, less for a value said over and over, more for a value that changed once (a stale one misleads),
+        less for one that keeps changing (churn)."""
+        changed = max(self.changed, len(self.before))
+        if changed == 1:
+            churn = _UPDATED_BONUS if self.announced else 0.0
+        else:
+            churn = -_CHURN_PENALTY * math.log2(changed) if changed else 0.0
+        return self.salience - 0.75 * math.log2(self.seen) + churn
 
 
 def _record(fact: Fact) -> FactRecord:
@@ -111,7 +126,9 @@ def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: i
             continue
         by_value.pop(match.value, None)
         by_value[fact.value] = match
-        match.before.append(Superseded(value=match.value, since=match.since, until=fact.ts))
+        match.changed = max(match.changed, len(match.before)) + 1
+        match.announced = fact.update or bool(fact.replaces)
+        match.before = [*match.before, Superseded(value=match.value, since=match.since, until=fact.ts)][-_KEPT_BEFORE:]
         match.value, match.text, match.since = fact.value, snippet(fact), fact.ts
         match.salience = max(match.salience, fact.salience)
         match.anchors = sorted(set(match.anchors) | set(fact.anchors))
@@ -128,17 +145,25 @@ def _day(ts: int) -> str:
 
 
 def _line(record: FactRecord) -> str:
+    """A record's line: its statement, and for an update the value it replaced (its end day only when not the line's)."""
     line = f"- {record.text}"
     if record.before:
         old = record.before[-1]
-        line += f" (updated; before: {old.value}, until {_day(old.until)})"
+        if old.value not in record.text:  # a statement that names its old value ("from X to Y") says it already
+            until = _day(old.until)
+            line += f" (was {old.value})" if until == _day(record.since) else f" (was {old.value} until {until})"
     return line
 
 
 def _weights(records: Sequence[FactRecord]) -> list[float]:
-    """Each record's weight, less the more records of the store were said in its form (:func:`~aptmem.memory.facts.form`)."""
-    forms = Counter(form(r.shape, r.text, r.value) for r in records)
-    return [r.weight - FORM_PENALTY * math.log2(forms[form(r.shape, r.text, r.value)]) for r in records]
+    """Each record's weight, less the more records of the store were said in its form (:func:`~aptmem.memory.facts.form`).
+
+    A word the store knows as a thing's name (a record's subject) varies from row to row of one template ("Re #12
+    (api): can you look?", "Re #31 (web): ..."): it is no part of a form."""
+    names = frozenset(word for r in records for name in r.subject for word in tokens(name))
+    said = [form(r.shape, r.text, r.value, names) for r in records]
+    forms = Counter(said)
+    return [r.weight - FORM_PENALTY * math.log2(forms[f]) for r, f in zip(records, said, strict=True)]
 
 
 def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float,
@@ -150,6 +175,8 @@ def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[
     shown, and an old one is not pushed out by a mere newer one.
     """
     chosen: dict[int, str] = {}
+    shown: set[str] = set()
+    days: set[str] = set()  # the day headings already paid for: each is rendered once, above its records
     left = budget
 
     def take(order: Sequence[int], limit: int) -> None:
@@ -161,12 +188,18 @@ def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[
             if index in chosen:
                 continue
             line = _line(records[index])
-            cost = count(line) + 1 + 4  # and about one day heading in a few lines
+            if line in shown:
+                continue  # two values of one statement: its line once is enough
+
+            day = _day(records[index].since)
+            cost = count(line) + 1 + (0 if day in days else count(day) + 2)
             if cost > left:
                 continue
             left -= cost
             spent += cost
             chosen[index] = line
+            shown.add(line)
+            days.add(day)
 
     indexes = range(len(records))
     take(matched, budget)
@@ -243,7 +276,7 @@ class KeyValueMemory:
         records = msgspec.convert(meta.working.get(FACTS_KEY, []), list[FactRecord]) if meta is not None else []
         if not records:
             return base
-        head = "Known facts, under the day each became true (an update names the value it replaced):"
+        head = "Known facts, under the day each became true (an update names the value it replaced, as \"was\"):"
         budget = int(window * self.share) - count(head) - (count(base) if base else 0)
         lines = render_records(records, budget, count, self.recent_share, self._matching(records, query))
         return "\n\n".join(part for part in (base, "\n".join([head, *lines]) if lines else "") if part)

@@ -22,6 +22,12 @@ plain words, whatever the carrier:
   (a decision log's "the queue choice: Redis streams; why: we already run Redis");
 * a CSV row under a CSV header line (comma-separated names, no digits-only cell, as many cells) is
   one statement per cell after the first, about the first, named by its column, like a table row;
+* a tab-separated sheet is read like a table; in a key-value sheet (a column named ``setting``, ``key``,
+  ``parameter``... before one named ``value``) a row says ``<subject> <key>: <value>``; a column-aligned listing
+  stays one across a line of another layout, and a row whose header is out of view is skipped;
+* a card's field lines (``Assignee: @kim`` under ``Issue: exports time out``) are about its title; a Prometheus
+  sample (``up{job="api",instance="db-1:9187"} 1``) is read by its labels; a shortened view's marker and the torn
+  lines either side of it are no statements; a sentence that only gives a reason ("Reason: ...") joins the one before;
 * a ``git log`` entry (``commit <hash>`` and its indented message) is one statement that binds
   the hash to what the commit did;
 * JSON (a whole tool output, or a line of it) is walked: a prose string is cut into sentences
@@ -62,11 +68,13 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
 #: How many statements one JSON document may give (a huge listing gives its unusual ones first).
 _MAX_JSON_STATEMENTS = 64
 _WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
+#: A sentence that opens by giving a reason (of the sentence before it).
+_REASON_OPENS = re.compile(r"(?:reason|why|rationale|because|grund|weil|motivo|porque|raison|parce que|原因|理由)\b\s*[:：,]?", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 #: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
 _LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
-_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
+_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*(?:/[\w.-]+)?["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
                       r"""|^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){1,3}:\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*$""")
 #: A list item's marker (``- ``, ``* ``, ``1. ``, ``• ``) and Markdown emphasis (``**port**``, `` `5432` ``): not part of what is said.
 _LIST_MARK = re.compile(r"^(?:[-+•]|\d{1,2}[.)])\s+(?=\S)")
@@ -74,17 +82,37 @@ _EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
 _LOGFMT = re.compile(r"""^(?:[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)\s+){1,}[A-Za-z_][\w.-]*=(?:"[^"]*"|[^\s"]*)$""")
+#: The title line of a card of fields (an issue tracker's or a ticket's): "Issue: search is slow", "Title: ...".
+_CARD_TITLE = re.compile(r"^(?:issue|title|subject|summary|ticket|task|incident|story|bug|epic|problem|标题|问题)\s*[:：]\s*(\S.*)$",
+                         re.IGNORECASE)
+#: A field line of a card: a capitalised key of a few words, a colon, a value ("Assignee: @kim", "Due date: May 3").
+_CARD_LINE = re.compile(r"^[A-Z][\w -]{0,30}[:：]\s+\S")
+#: Where a shortened view cut an entry (:func:`aptmem.compaction.shorten.shorten_text`), with the torn line either side.
+_CUT = re.compile(r"[^\n]*\n\[\.\.\. \d+ characters cut by aptmem compaction \.\.\.\]\n[^\n]*")
+#: A metric sample in the Prometheus text format (a PromQL answer, a /metrics page): ``name{k="v",...} value``.
+_SAMPLE = re.compile(r"""^([A-Za-z_:][\w:]*)\{((?:\s*[A-Za-z_]\w*\s*=\s*"[^"]*"\s*,?)*)\}\s+(\S+)(?:\s+\d+)?$""")
+_LABEL_PAIR = re.compile(r'([A-Za-z_]\w*)\s*=\s*"([^"]*)"')
 #: A Dockerfile instruction that sets something (``FROM python:3.12-slim``, ``EXPOSE 8443``, ``ENV KEY=value``).
 _INSTRUCTION = re.compile(r"^(?:FROM|EXPOSE|ENV|ARG|USER|WORKDIR|LABEL|VOLUME|HEALTHCHECK)\s+\S")
 #: A setting changed in place: ``key: old -> new`` (an arrow between two literals).
 _CHANGE = re.compile(r"^[A-Za-z_][\w. -]{0,40}[:=]\s*\S+\s*(?:->|→|=>)\s*\S+$")
 #: A header of a column-aligned listing (``kubectl get``, ``docker ps``, ``df``): three or more column names
 #: apart by two spaces or more.
-_ALIGNED_HEADER = re.compile(r"^[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?(?: {2,}[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?){2,}$")
+_ALIGNED_HEADER = re.compile(r"^[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?(?: {2,}[A-Za-z][\w%/()-]*(?: [A-Za-z][\w%/()-]*)?){2,}$"
+                             # a tab-separated sheet's header (a TSV export, a spreadsheet pasted): names apart by tabs
+                             r"|^[^\W\d][\w%/() .-]*(?:\t+[^\W\d][\w%/() .-]*){2,}$")
 _COLUMN_GAP = re.compile(r" {2,}|\t+")
 #: How many rows of one column-aligned listing are read (each gives a statement per cell): a 300-pod listing says
 #: no more per row than its first rows do, and its rows rank low as bulk anyway.
 _MAX_ALIGNED_ROWS = 24
+#: A tab-separated sheet is a record of rows, each its own (an action-item sheet, a settings export), not a listing of
+#: one thing's many instances: it is read further, to this many rows.
+_MAX_SHEET_ROWS = 400
+#: Column names that say a row names an attribute in that column and its value in the next ("| api | timeout | 30s |"
+#: under "| service | setting | value |"): a key-value sheet, whose rows read "api timeout: 30s".
+_KEY_COLUMNS = frozenset("key setting field parameter param attribute property option variable item kind what "
+                         "schlüssel einstellung clave ajuste campo parámetro clé paramètre 键 参数 配置项 项目".split())
+_VALUE_COLUMNS = frozenset("value val current wert valor valeur 值 取值 当前值".split())
 #: Keys that lay a config file out (compose's ``services``, a chart's ``resources.limits``) and name nothing of their own:
 #: a nested setting is about the outermost key that is not one of them.
 _STRUCTURAL_KEYS = frozenset("services service spec template metadata data values config configuration settings env environment "
@@ -133,11 +161,21 @@ def reads_as_prose(line: str) -> bool:
 
 
 def sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``, stripped, empty ones left out."""
+    """The sentences of ``text``, stripped, empty ones left out; one that only gives the reason of the one before
+    ("Reason: ...", "Because ...") is part of it, so a decision and its why stay one statement."""
+    held = ""
     for match in _SENTENCE.finditer(text):
         sentence = match.group(0).strip()
-        if sentence:
-            yield sentence
+        if not sentence:
+            continue
+        if held and _REASON_OPENS.match(sentence):
+            held = f"{held} {sentence}"
+            continue
+        if held:
+            yield held
+        held = sentence
+    if held:
+        yield held
 
 
 def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
@@ -147,7 +185,10 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
     needs a few lines of a 100 KB tool output, not all of them.
     """
     if len(text) > 2 * scan_chars:
-        text = text[:scan_chars] + "\n" + text[-scan_chars:]
+        # cut at line ends: half a line ("tion item open AI-322") would be read as a statement of its own
+        head, tail = text[:scan_chars], text[-scan_chars:]
+        text = head[: head.rfind("\n") + 1 or None] + "\n" + tail[tail.find("\n") + 1:]
+    text = _CUT.sub(_drop_torn_lines, text)
     whole = _json_value(text)
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
@@ -157,6 +198,11 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
             yield from _changed_file_statements(segment)
         else:
             yield from _line_statements(segment)
+
+
+def _drop_torn_lines(cut: re.Match[str]) -> str:
+    """The marker of a shortened view and the half lines either side of it: a torn line is no statement."""
+    return "\n"
 
 
 def _changed_file_statements(changed: ChangedFile) -> Iterator[Statement]:
@@ -187,18 +233,21 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
     columns: list[str] = []  # the header of the CSV block being read
     aligned: list[str] = []  # the header of the column-aligned listing being read
     aligned_rows = 0
+    card = ""  # the title of the card (an issue, a ticket) whose field lines are being read
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
+            aligned = []  # a blank line ends a listing
             continue
         if aligned:
             cells = _COLUMN_GAP.split(stripped)
             if len(cells) == len(aligned):
                 aligned_rows += 1
-                if aligned_rows <= _MAX_ALIGNED_ROWS:  # past that, more rows of the same listing: bulk, not read
+                if aligned_rows <= (_MAX_SHEET_ROWS if "\t" in stripped else _MAX_ALIGNED_ROWS):  # past that: bulk, not read
                     yield from _row_statements(cells, aligned)
                 continue
-            aligned = []
+            # A line of another layout inside a listing (a setting a tool printed between its rows) is read as itself;
+            # the rows after it are still the listing's.
         if _ALIGNED_HEADER.match(stripped) and number + 1 < len(lines) \
                 and len(_COLUMN_GAP.split(lines[number + 1].strip())) == len(_COLUMN_GAP.split(stripped)):
             aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
@@ -261,6 +310,19 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
         logged = _COMPONENT.sub(lambda m: m.group(0).strip()[1:-1] + ": ", logged)
         if logged != bare:
             carrier = "log"
+        sample = _SAMPLE.match(logged)
+        if sample:  # a metric sample: its labels say what it is about and where, as a logfmt line's pairs do
+            labels = " ".join(f"{k}={v}" for k, v in _LABEL_PAIR.findall(sample.group(2)))
+            yield Statement(f"{sample.group(1)}: {labels}", "log")  # the sample itself is a reading of the moment
+            continue
+        title = _CARD_TITLE.match(logged) if carrier in ("prose", "log") else None
+        if title:  # a card's title (an issue, a ticket): the lines of fields under it are about it
+            card = title.group(1).strip()[:60]
+        elif card and _CARD_LINE.match(logged):
+            yield Statement(f"{card} — {logged}", "table", card)  # "Assignee: @kim" under "Issue: search is slow"
+            continue
+        else:
+            card = ""
         if _LOGFMT.match(logged) or _CHANGE.match(logged) or _INSTRUCTION.match(logged):
             yield Statement(logged, "log")  # a logfmt line, a setting changed in place: statements as they stand
             continue
@@ -270,6 +332,8 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
             said = f"{path}.{logged}" if path else logged
             yield Statement(f"{owner} {said}" if owner else logged, "config", owner)
             continue
+        if carrier == "prose" and len(_COLUMN_GAP.split(logged)) >= 4:
+            continue  # a row of a column-aligned listing whose header is not in view: cells no column names
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
         for sentence in sentences(logged):
@@ -284,6 +348,17 @@ def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
     """
     subject = cells[0] if cells else ""
     if not subject:
+        return
+    names = [h.strip().lower() for h in header]
+    key = next((i for i in range(1, len(names) - 1) if names[i] in _KEY_COLUMNS and names[i + 1] in _VALUE_COLUMNS), 0)
+    if key and key + 1 < len(cells) and cells[key] and cells[key + 1]:
+        # A key-value sheet: the key cell names the attribute, the next cell is its value, the others say more of it.
+        said = f"{subject} {cells[key]}: {cells[key + 1]}"
+        yield Statement(said, "table", subject)
+        for index, cell in enumerate(cells[1:], start=1):
+            if index not in (key, key + 1) and cell and cell not in ("-", "—", "TBD", "n/a"):
+                column = header[index] if index < len(header) else ""
+                yield Statement(f"{subject} {cells[key]} {column}: {cell}".replace("  ", " "), "table", subject)
         return
     rest = [(header[i] if i < len(header) else "", cell) for i, cell in enumerate(cells[1:], start=1)
             if cell and cell not in ("-", "—", "TBD", "n/a")]

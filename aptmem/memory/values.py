@@ -5,7 +5,10 @@ why, in :mod:`aptmem.memory.facts`; this module holds the patterns. :func:`value
 values of one sentence, most distinctive shape first and never overlapping; a number or a
 quantity with a unit is a setting when a key, a flag or a setting word binds it and a
 measurement (shape ``quantity``, which no keeper stores) when it is merely reported.
-:func:`attribute` names the key that binds a value in a structured statement.
+:func:`attribute` names the key that binds a value in a structured statement. Issue 14's second pass added
+time windows (``Sat 02:00-04:00 UTC``), merge/pull request numbers (``!123``, ``#456``, ``PR 789``), snake_case
+symbols of three parts, "from X to Y" (the old value takes the new one's shape), readings over a span ("5x over the
+last hour") and peaks as measurements, setting nouns after a measured word (a rate *limit* is set).
 """
 
 from __future__ import annotations
@@ -29,6 +32,13 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
     ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
+    # A merge or pull request, an issue by its number: GitLab's !123, GitHub's #456, "PR 789", "MR #12".
+    ("ref", re.compile(r"(?<![\w!&#])[!#]\d{2,7}\b|\b(?:PR|MR)\s?#?\d{1,7}\b", re.ASCII), 3.0),
+    # A time window (02:00-04:00 UTC, Sat 01:00–03:00, Mi 00:30-02:30 UTC): its day (an abbreviation, a weekday, 周三)
+    # and its zone are part of it. Before the clock times of ``date``, which would take its end alone.
+    ("window", re.compile(r"(?:(?<![\w:])(?:[A-Z][a-z]{1,2}\.?|[A-Z][a-z]+day|周[一二三四五六日天]|星期[一二三四五六日天])"
+                          r"(?:\s?[-–]\s?[A-Z][a-z]{1,2}\.?)?\s?)?(?<![\w:])\d{1,2}:\d{2}\s?(?:[-–]|to|bis|a|至|到)\s?\d{1,2}:\d{2}(?![\d:])"
+                          r"(?:\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z]{2,4}T|CET|CEST|MEZ)\b)?"), 3.0),
     # A host with a port (db-1.internal:5432, localhost:8080) or a bare listening port (:8443): not a clock time.
     ("hostport", re.compile(r"(?<![\w.:/@-])(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+)?:\d{2,5}(?![\w.:])", re.ASCII), 3.0),
     # Absolute and home paths; relative ones with an extension (a pytest node id's ::test names with it), or of three
@@ -46,7 +56,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
                         r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}\b"
                         r"|\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]* \d{4}\b"
                         r"|(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z][SD]T)\b", re.ASCII), 2.0),
-    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b", re.ASCII), 3.0),
+    # A hash standing alone: one inside a dashed name (a pod's parcel-router-1d8e0ac3f-7fe55, silence-4828c134) is part of it.
+    ("hex", re.compile(r"(?<![\w.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-]|\.\w)", re.ASCII), 3.0),
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
     # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
     ("range", re.compile(r"(?<![\w<>=~^!-])(?:\^|~>?|[<>]=?|!=)\s?v?\d+(?:\.[\w*]+){0,3}(?:,?\s*(?:[<>]=?|!=)\s?\d+(?:\.[\w*]+){0,3})*", re.ASCII), 2.5),
@@ -73,7 +84,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
                          r"|(?<![\w./:@#-])(?=[A-Za-z]*\d)[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\d*(?![\w/@]|[.-]\w)"
                          # a dotted name of three parts or more (acme.prod.assets, com.acme.billing): a bucket, a package, a host
                          r"|(?<![\w./:@#-])[a-z][a-z0-9-]+(?:\.[a-z][a-z0-9-]*){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
-    ("number", re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
+    # A snake_case symbol of three parts or more, no digit needed (kill_sorrel_quartz, enable_new_checkout): a flag,
+    # a switch, a function, a table; two parts (error_rate) are too often a key or a metric's name.
+    ("symbol", re.compile(r"(?<![\w./:@#-])[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}(?![\w/@(]|[.-]\w)", re.ASCII), 2.5),
+    # (not a part of a clock time: the 18 of [00:18:35])
+    ("number", re.compile(r"(?<![\w.,-])(?<!\d\d:)(?!\d{1,2}:\d{2}\b)\d+(?:[.,]\d+)?(?![\w.-]*\w)", re.ASCII), 2.0),
     # Cloud regions (us-east-1, eu-central-2), a command-line flag (--no-cache), a channel or handle
     # (#ops-alerts, @release-team), and a log line's key=value pair (its value).
     ("region", re.compile(r"\b[a-z]{2}-(?:north|south|east|west|central)(?:east|west)?-\d{1,2}\b", re.ASCII), 3.0),
@@ -100,12 +115,14 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
                        r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
 #: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
 #: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
-_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
+_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|\b(?:is|are|be)\s+(?:only|just|still|currently)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
 #: A setting noun just after a quantity names it a setting ("a 2407Mi memory limit", "a 30s timeout", "a 25MB upload cap"):
 #: the words a config or a runbook uses for what is set, not for what was seen.
 _SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quotas?|timeouts?|budgets?|ceilings?|thresholds?|"
                              r"requests?|reservations?|ttl|retention|max(?:imum)?|min(?:imum)?|deadlines?|window)\b"
-                             r"|\s*(?:上限|限制|配额|超时)", re.IGNORECASE)
+                             r"|\s*(?:上限|限制|配额|超时)"
+                             # a value said to come in or go out ("615 req/s is out, 3604 req/s is in"): one that is set
+                             r"|\s+(?:is|are|was)\s+(?:in|out|now|new|live|current|gone|retired|replaced)\b", re.IGNORECASE)
 #: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
 #: "set it to 3"): a setting, not a count said in passing ("3 retries", "step 2").
 _BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|becomes|became|set|of)\b|为|是|到|成)\s*[\"']?$", re.IGNORECASE)
@@ -113,13 +130,22 @@ _BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|beco
 _KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:=：])\s*[\"']?$")
 #: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
 _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duration|elapsed|took|load|throughput|hit ratio|coverage)\b"
+                       # ... unless a setting noun follows it: a rate limit, a latency budget, a usage cap are set
+                       r"(?!\s+(?:limits?|caps?|budgets?|thresholds?|targets?|quotas?|ceilings?|objectives?|slos?|slas?)\b)"
                        r"|率|耗时|延迟|占用|用时|覆盖率)"
                        r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
                        # a reading that moved ("coverage dropped to 79%", "p99 rose by 20ms"): where it stands now, not a setting
                        r"|\b(?:dropped|fell|rose|climbed|grew|jumped|spiked|increased|decreased|went (?:up|down))\s+(?:to|by)\s*$"
+                       # a peak or a level reached ("peaked at 71568 messages", "hit 95%", "topped out at 3s")
+                       r"|\b(?:peaked|peaks|topped out|maxed out|hit|reached|averaged|hovered|sat|sits|stood|stands)\s+(?:at\s+|around\s+)?$"
                        r"|(?:涨到|掉到)\s*$", re.IGNORECASE)
+#: "from" before a value and "to" after it: the old and the new value of one change.
+_FROM = re.compile(r"\b(?:from|von|de|desde)\s+$|从\s*$", re.IGNORECASE)
+_TO = re.compile(r"\s*(?:\bto\b|\bauf\b|\ba\b|->|→|=>|改为|改成|到)\s*", re.IGNORECASE)
 #: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
-_READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b", re.IGNORECASE)
+_READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b"
+                            # a reading over a span of time ("5.5x over the last hour", "3% in the past day")
+                            r"|\s+(?:over|in|during|for|across) the (?:last|past|previous)\b", re.IGNORECASE)
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
@@ -139,10 +165,14 @@ _NAME_AFTER = re.compile(r"(?:\b(?:is|are|was|were)\b|[:：])\s+((?:[A-Z][a-z]+|
 #: A name that a role binds: "owned by Dana Wu", "maintained by QA", "由王伟负责", "归李娜管".
 _NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|approved|assigned to|owner(?:ship)? (?:is|goes to)) (?:by )?"
                       r"((?:[A-Z][a-z]+|[A-Z]{2,})(?:[ -](?:[A-Z][a-z]+|[A-Z]{2,})){0,2})\b"
-                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)")
+                      r"|(?:由|归|交给|找)\s*([\u4e00-\u9fff]{2,4}?)\s*(?:负责|维护|管理|主管|牵头|管|跟进|对接|处理|审批|拍板|说了算|盯着|把关|签字)"
+                      # the person one is sent to ("请找端木明哲，", "要南宫沐阳 approve"): a name, then a pause or a latin verb
+                      r"|(?:请找|找|联系|请教|问|(?<![需只还也就])要|让)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[，。；,;！!（(]|$|[A-Za-z]))")
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
 #: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
 _NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
+                        # a rota's words: who holds the pager or the shift, who covers or takes over
+                        r"covers|takes? over|steps? in|(?:has|holds|carries|took|takes) the (?:pager|rota|rotation|shift)|"
                         r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call|DRI|approver|reviewer|assignee|"
                         r"sponsor|decider|responsible person|tech lead))\b")
 #: Literals that say no more than on or off.
@@ -164,8 +194,9 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
     """
     taken = bytearray(len(sentence))  # 1 where a value already stands: a later shape may not overlap it
     found: list[tuple[str, str, int, int]] = []
-    for shape, pattern, _ in _SHAPES:
+    for name, pattern, _ in _SHAPES:
         for match in pattern.finditer(sentence):
+            shape = name  # each match starts from its pattern's shape (one judged a measurement leaves the next alone)
             group = "v" if "v" in pattern.groupindex else 0  # a shape may name where in its match the value is
             start, end = match.span(group)
             value = match.group(group).rstrip(".,;:")
@@ -173,14 +204,15 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             if not value or 1 in taken[start:end]:
                 continue
             before = max(0, start - 64)  # what binds a value or names it a measurement stands just before it
-            if shape == "ident" and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
+            if shape in ("ident", "symbol", "key") and _KEY_AFTER.match(sentence, end) and _CLAUSE_START.search(sentence, before, start):
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
             if shape == "number" and flagged:
                 shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
             elif shape == "number":
-                if _UNIT_KEY.search(sentence, before, start) or (_UNIT.match(sentence, end) and not _SETS.search(sentence, before, start)):
+                if _UNIT_KEY.search(sentence, before, start) or _MEASURED.search(sentence, before, start) \
+                        or (_UNIT.match(sentence, end) and not _SETS.search(sentence, before, start)):
                     shape = "quantity"  # a measurement: "2345 ms", "12 次", "p99_ms: 480", "errors: 27"
                 elif len(value) < 4:  # a short number is a setting only when a key binds it ("replicas: 5")
                     shape = "count" if _BOUND.search(sentence, before, start) and not _UNIT.match(sentence, end) else "quantity"
@@ -192,6 +224,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken[start:end] = b"\x01" * (end - start)
             found.append((shape, value, start, end))
+    _from_to(sentence, found)
     if not found:
         for match in _NAME_AFTER.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
@@ -199,7 +232,7 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             if not match.group(1)[0].isdigit():  # "错误率是8%" binds a measurement, not a name
                 found.append(("name", match.group(1), match.start(1), match.end(1)))
         for match in _NAME_BY.finditer(sentence):
-            group = 1 if match.group(1) else 2
+            group = next(g for g in (1, 2, 3) if match.group(g))
             found.append(("name", match.group(group), match.start(group), match.end(group)))
         for match in _NAME_ROLE.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
@@ -214,6 +247,19 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             start = sentence.find(literal, setting.start(1))
             found.append(("setting", literal, start, start + len(literal)))
     return found
+
+
+def _from_to(sentence: str, found: list[tuple[str, str, int, int]]) -> None:
+    """A quantity said as where a setting came from ("from 4.51Gi to 3.77Gi", "von 30s auf 45s") is the setting's old
+    value, of its shape: the change names both, and a reading would not be changed."""
+    starts = {start: index for index, (_, _, start, _) in enumerate(found)}
+    for index, (shape, value, start, end) in enumerate(found):
+        if shape != "quantity" or not _FROM.search(sentence, max(0, start - 12), start):
+            continue
+        to = _TO.match(sentence, end)
+        new = starts.get(to.end()) if to else None
+        if new is not None and found[new][0] == "amount":
+            found[index] = ("amount", value, start, end)
 
 
 def attribute(sentence: str, start: int, subject: Sequence[str]) -> str:

@@ -1,0 +1,45 @@
+"""Statements whose value is the statement itself: a preference ("we always squash-merge") and a decision
+with its reason ("going with Redis streams because we already run Redis").
+
+:func:`stance` names which a sentence is, by its structure: a preference word, or a decision word (a verb of
+choosing, a noun that names what a meeting settled) beside a reason (a causal word, or the explanation a colon or
+a dash sets after the choice), in English, Chinese, German, Spanish and French.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["stance"]
+
+_PREFERENCE = re.compile(
+    r"\b(?:i|we) (?:prefer|like to|want|always|never)\b|\bplease (?:always|never|use|don't|do not|avoid|keep)\b"
+    r"|\b(?:always|never) (?:use|run|commit|push|write|add|put)\b|\bdon't (?:ever )?(?:use|run|commit|push)\b"
+    r"|\b(?:stick|stay) (?:with|to)\b|\b(?:only|just) use\b|\buse only\b|\bnothing (?:else|but)\b|\bmy (?:preference|choice)\b"
+    r"|\b(?:our|the team's) (?:convention|standard|default) is\b|\bstandardi[sz]e on\b|\bgo-to\b"
+    r"|\b(?:i|we)'d (?:rather|prefer)\b|\b(?:i|we) would (?:rather|prefer)\b"
+    r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
+    r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision|"
+    # what a meeting or a postmortem settled, named by its noun, and the same verbs in German, Spanish and French
+    r"outcome|resolution|verdict|conclusion|agreed|beschlossen|entschieden|vereinbart|festgelegt|entscheidung|"
+    r"decidimos|decidido|decidió|acordamos|acordado|elegimos|decisión|décidé|décidée|décision|retenu|choisi)\b"
+    r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用",
+    re.IGNORECASE,
+)
+#: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
+_REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid|thanks to|which means|weil|denn|porque|ya que|"
+                     r"puesto que|parce que|puisque)\b|[:：;；—–]\s*\S"
+                     r"|因为|由于|为了|以免|以便|原因是", re.IGNORECASE)
+
+
+def stance(sentence: str) -> str:
+    """``"preference"``, ``"decision"`` or ``""`` for a sentence."""
+    if _PREFERENCE.search(sentence):
+        return "preference"
+    if _DECISION.search(sentence) and _REASON.search(sentence):
+        return "decision"
+    return ""
