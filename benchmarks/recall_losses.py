@@ -1,6 +1,7 @@
 """Where answerability within the 1,024-token packet is lost, by category, from a memory-quality run folder.
 
     python benchmarks/recall_losses.py RUN_DIR            # RUN_DIR written by benchmarks/memory_quality.py --out
+    python benchmarks/recall_losses.py RUN_DIR --misses   # and every question lost, with its category
 
 For every question the measurement calls findable (facts, previous values, sets, orders; the items
 ``answerable_1024`` averages) and every strategy, window and wording, the first category that holds:
@@ -18,7 +19,9 @@ and, for the recall strategies, what their recall packet did with it first:
 * ``judged_wrong``: every answer is in the packet, and the judge does not credit it (order, stale value);
 * ``reader_missed``: answerable from the recall packet, not within the reader's 1,024 tokens of the context.
 
-Prints one table per generator run: counts per (strategy, window) and category.
+Prints one table per generator run: counts per (strategy, window) and category; with ``--misses``,
+then one row per question lost (strategy, window, seed, item, its type, carrier, format, wording,
+category, subject and answers), to read which questions a change should win back.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     from experiments.measurements.memory_quality.tables import FINDABLE
 
     args = sys.argv[1:] if argv is None else argv
+    misses = "--misses" in args
+    args = [a for a in args if a != "--misses"]
     if len(args) != 1:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
@@ -49,9 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{run}: no memory_items / memory_answers table", file=sys.stderr)
         return 1
     keys = ["strategy", "window", "seed", "item", "wording"]
-    types = items.select("seed", "item", "type")
+    types = items.select("seed", "item", "type", "carrier", "format", "subject", "answers")
     answers = answers.join(types, on=["seed", "item"], how="left").filter(pl.col("type").is_in(FINDABLE))
-    packet = answers.filter(pl.col("budget") == 1024).select(*keys, "answerable")
+    packet = answers.filter(pl.col("budget") == 1024).select(*keys, "answerable", "type", "carrier", "format", "subject",
+                                                              "answers")
     whole = answers.filter(pl.col("budget").is_null()).select(*keys, pl.col("answerable").alias("in_context"))
     frame = packet.join(whole, on=keys, how="left")
     recall = read_table(run, "memory_recall")
@@ -70,12 +76,16 @@ def main(argv: list[str] | None = None) -> int:
                 .when(is_recall & ~pl.col("recall_answerable")).then(pl.lit("judged_wrong"))
                 .when(~pl.col("in_context")).then(pl.lit("not_in_context"))
                 .otherwise(pl.lit("reader_missed")))
-    table = frame.with_columns(category.alias("category")).group_by("strategy", "window", "category").len() \
+    frame = frame.with_columns(category.alias("category"))
+    table = frame.group_by("strategy", "window", "category").len() \
         .pivot(on="category", index=["strategy", "window"], values="len").fill_null(0).sort("strategy", "window")
     order = ["answered", "not_in_store", "not_retrieved", "not_shown", "cut", "judged_wrong", "not_in_context", "reader_missed"]
     table = table.select("strategy", "window", *(c for c in order if c in table.columns))
     with pl.Config(tbl_rows=200, tbl_cols=20, tbl_width_chars=200, tbl_hide_dataframe_shape=True):
         print(table)
+        if misses:
+            lost = frame.filter(pl.col("category") != "answered").sort("strategy", "window", "seed", "item", "wording")
+            print(lost.select(*keys, "type", "carrier", "format", "category", "subject", "answers"))
     return 0
 
 

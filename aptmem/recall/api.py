@@ -130,6 +130,28 @@ def excerpt(text: str, terms: Sequence[str], tokens: int, estimator: Estimator) 
     return "\n".join(line for _, line in sorted(chosen))
 
 
+#: What a line says without its packet mark, its heading, a list / quote marker or spacing.
+_MARKER = re.compile(r"^(?:[-*>+•]\s*|\d{1,3}[.)]\s+)+")
+_SPACE = re.compile(r"\s+")
+#: A repeated statement is recognised inside a longer line from this many characters on (a short
+#: line, ``ok`` or a bare name, says too little to drop another line for).
+MIN_REPEAT_CHARS = 24
+
+
+def statement(line: str) -> str:
+    """``line`` as what it states, for finding the same statement in two records: lowercased, spacing
+    collapsed, without the packet's excerpt mark, its heading, and leading list or quote markers."""
+    text = line[len(_MARK):] if line.startswith(_MARK) else line
+    text = text.rsplit(JOIN, 1)[-1]
+    return _SPACE.sub(" ", _MARKER.sub("", text.strip())).lower()
+
+
+def _unsaid(text: str, sources: set[str]) -> str:
+    """The lines of ``text`` (a summary record's candidate) that state none of ``sources`` and hold none of them."""
+    return "\n".join(part for part in text.splitlines() if part.strip() and not (
+        (key := statement(part)) in sources or any(len(src) >= MIN_REPEAT_CHARS and src in key for src in sources)))
+
+
 class RecallResult(msgspec.Struct, kw_only=True):
     """The answer of :func:`recall`: the hits shown (best first; the text lays them out in time order), the packet text and its token count."""
 
@@ -216,6 +238,16 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
         else:  # the lines that answer, or the start of the text when none does
             candidates = _ranked_pieces(hit.text, terms) or [(0, _shorten(hit.text, share, estimator))]
         blocks.append(_Block(rank, hit, [c for c in candidates if c[1]]))
+    # A summary restates its history (a rolling summary carries old statements forward) and stands
+    # at the time it was written: shown there, a value it repeats reads as said after the entries
+    # that replaced it. A summary line that only restates lines a history record of the packet may
+    # show is left to that record, which stands at the time the statement was made.
+    sources = {statement(part) for b in blocks if b.hit.kind != "summary"
+               for _, line in b.candidates for part in line.splitlines() if part.strip()}
+    for block in blocks:
+        if block.hit.kind == "summary":
+            block.candidates = [(pos, rest) for pos, line in block.candidates if (rest := _unsaid(line, sources))]
+    blocks = [b for b in blocks if b.candidates]
     shown: list[_Block] = []  # blocks with a piece taken, in the order their first piece was
     sessions: set[str] = set()
     order: list[_Block] = []  # the block of every piece taken, in the order taken
