@@ -33,8 +33,8 @@ from experiments.measurements.memory_quality.dataplatform_filler import TOOL_FOR
 from experiments.measurements.memory_quality.dataplatform_text import (AGGREGATES, INCIDENTS, KINDS, MODELS, ORDER_EVENTS,
                                                                        ORDER_QUESTIONS, PIPELINES, PlatformKind, fill,
                                                                        language_of, rough)
-from experiments.measurements.memory_quality.planting import PlacedStatement
-from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
+from experiments.measurements.memory_quality.planting import PlacedStatement, placed_items
+from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_dataplatform"]
 
@@ -267,31 +267,7 @@ def build_dataplatform(shape: WorkloadShape, seed: int) -> Workload:
     for s in draw.said:
         by_turn.setdefault(s.turn, []).append(s)
     sessions, turn_of = lay_out(shape, lambda turn: day.turn(by_turn.get(turn, [])), day.clock)
-    kept, dropped = unambiguous(_items(draw, turn_of, shape), sessions)
+    kept, dropped = unambiguous(placed_items(draw.items, draw.said, turn_of, shape, fill, language_of), sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
                     distractors=sum(1 for s in draw.said if not s.items))
 
-
-def _items(draw: _Draw, turn_of: dict[str, int], shape: WorkloadShape) -> list[Item]:
-    """The drawn items with their evidence ids, carrier, format, language and turns."""
-    evidence: dict[str, list[PlacedStatement]] = {}
-    for s in draw.said:
-        for ident in s.items:
-            evidence.setdefault(ident, []).append(s)
-    out: list[Item] = []
-    for raw in draw.items:
-        fields = dict(raw)
-        kind, ask = fields.pop("kind"), fields.pop("ask", None)
-        if isinstance(kind, PlatformKind):
-            fields["questions"] = tuple(fill(q, str(fields["subject"])) for q in ask)  # type: ignore[union-attr]
-            kind = kind.name
-        said = sorted(evidence.get(str(fields["id"]), []), key=lambda s: turn_of[s.entry_id])
-        last = said[-1] if said else None
-        fields.setdefault("lang", language_of(last.text) if last else language_of(str(fields["questions"][0])))  # type: ignore[index]
-        out.append(Item(**fields, kind=kind,  # type: ignore[arg-type]
-                        carrier=last.carrier if last else "", format=last.fmt if last else "",
-                        evidence=tuple(dict.fromkeys(s.entry_id for s in said)),
-                        session=turn_of[last.entry_id] // shape.turns if last else -1,
-                        turn=turn_of[last.entry_id] if last else -1,
-                        first_turn=turn_of[said[0].entry_id] if said else -1))
-    return out

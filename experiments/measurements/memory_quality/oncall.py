@@ -32,8 +32,8 @@ from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.oncall_text import (AGGREGATES, INCIDENTS, ORDER_EVENTS, ORDER_QUESTIONS,
                                                                  SERVICES, IncidentKind, OncallFiller, _KINDS, fill,
                                                                  language_of, noise_statement)
-from experiments.measurements.memory_quality.planting import PlacedStatement
-from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
+from experiments.measurements.memory_quality.planting import PlacedStatement, placed_items
+from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_oncall"]
 
@@ -249,32 +249,7 @@ def build_oncall(shape: WorkloadShape, seed: int) -> Workload:
         by_turn.setdefault(s.turn, []).append(s)
 
     sessions, turn_of = lay_out(shape, lambda turn: writer.turn(by_turn.get(turn, [])), writer.clock)
-    kept, dropped = unambiguous(_items(plan, turn_of, shape), sessions)
+    kept, dropped = unambiguous(placed_items(plan.items, plan.said, turn_of, shape, fill, language_of), sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
                     distractors=sum(1 for s in plan.said if not s.items))
 
-
-def _items(plan: _Plan, turn_of: dict[str, int], shape: WorkloadShape) -> list[Item]:
-    """The planned items with their evidence ids, carrier, format, language and turns."""
-    evidence: dict[str, list[PlacedStatement]] = {}
-    for s in plan.said:
-        for ident in s.items:
-            evidence.setdefault(ident, []).append(s)
-    out: list[Item] = []
-    for raw in plan.items:
-        fields = dict(raw)
-        kind, ask = fields.pop("kind"), fields.pop("ask", None)
-        subject = str(fields["subject"])
-        if isinstance(kind, IncidentKind):
-            fields["questions"] = tuple(fill(q, subject) for q in ask)  # type: ignore[union-attr]
-            kind = kind.name
-        said = sorted(evidence.get(str(fields["id"]), []), key=lambda s: turn_of[s.entry_id])
-        last = said[-1] if said else None
-        fields.setdefault("lang", language_of(last.text) if last else language_of(str(fields["questions"][0])))  # type: ignore[index]
-        out.append(Item(**fields, kind=kind,  # type: ignore[arg-type]
-                        carrier=last.carrier if last else "", format=last.fmt if last else "",
-                        evidence=tuple(dict.fromkeys(s.entry_id for s in said)),
-                        session=turn_of[last.entry_id] // shape.turns if last else -1,
-                        turn=turn_of[last.entry_id] if last else -1,
-                        first_turn=turn_of[said[0].entry_id] if said else -1))
-    return out

@@ -9,7 +9,7 @@ for the one before, one near miss per kind), so both are scored alike.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,7 +17,7 @@ from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
 
-__all__ = ["Filler", "PlacedStatement", "PlantKind", "TurnWriter", "build_planted", "hex_digits"]
+__all__ = ["Filler", "PlacedStatement", "PlantKind", "TurnWriter", "build_planted", "hex_digits", "placed_items"]
 
 
 def hex_digits(rng: random.Random, n: int) -> str:
@@ -169,3 +169,35 @@ def build_planted(shape: WorkloadShape, rng: random.Random, kinds: Sequence[Plan
                           first_turn=turn_of[ordered[0][2]], **fields))  # type: ignore[arg-type]
     kept, dropped = unambiguous(items, sessions)
     return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped, distractors=0)
+
+
+def placed_items(raw: Iterable[Mapping[str, object]], said: Sequence[PlacedStatement], turn_of: dict[str, int],
+                 shape: WorkloadShape, fill: Callable[[str, str], str], language_of: Callable[[str], str]) -> list[Item]:
+    """A generator's drawn items as :class:`~.workload.Item`, with their evidence ids, carrier, format, language and turns.
+
+    ``raw`` are the item fields a generator drew; one with ``ask`` (its question templates) holds its kind object,
+    whose ``name`` is the item's kind and whose templates ``fill`` completes with the subject. The evidence of an item
+    is every placed statement naming it, in turn order; its carrier, format and language are those of the last one
+    (what a reader meets most recently), ``language_of`` the question's when nothing states it (an absent item).
+    """
+    evidence: dict[str, list[PlacedStatement]] = {}
+    for s in said:
+        for ident in s.items:
+            evidence.setdefault(ident, []).append(s)
+    out: list[Item] = []
+    for drawn in raw:
+        fields = dict(drawn)
+        kind, ask = fields.pop("kind"), fields.pop("ask", None)
+        if ask is not None:
+            fields["questions"] = tuple(fill(q, str(fields["subject"])) for q in ask)  # type: ignore[attr-defined]
+            kind = kind.name  # type: ignore[attr-defined]
+        stated = sorted(evidence.get(str(fields["id"]), []), key=lambda s: turn_of[s.entry_id])
+        last = stated[-1] if stated else None
+        fields.setdefault("lang", language_of(last.text) if last else language_of(str(fields["questions"][0])))  # type: ignore[index]
+        out.append(Item(**fields, kind=kind,  # type: ignore[arg-type]
+                        carrier=last.carrier if last else "", format=last.fmt if last else "",
+                        evidence=tuple(dict.fromkeys(s.entry_id for s in stated)),
+                        session=turn_of[last.entry_id] // shape.turns if last else -1,
+                        turn=turn_of[last.entry_id] if last else -1,
+                        first_turn=turn_of[stated[0].entry_id] if stated else -1))
+    return out
