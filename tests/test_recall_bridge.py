@@ -85,3 +85,42 @@ def test_without_the_dictionary_the_bridge_is_empty_and_only_identifiers_are_nam
         monkeypatch.undo()
         for cached in caches:
             cached.cache_clear()
+
+
+def test_the_parsed_tables_are_cached_on_disk_and_a_torn_cache_is_parsed_again(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("APTMEM_CACHE_DIR", str(tmp_path / "cache"))
+    dictionary = bridge._dictionary_path()
+    assert dictionary is not None
+    cache = bridge.cache_path(dictionary)
+    assert cache is not None and cache.parent == tmp_path / "cache"
+    parses: list[Path] = []
+    real_parse = bridge._parse
+    monkeypatch.setattr(bridge, "_parse", lambda path: parses.append(path) or real_parse(path))
+    try:
+        bridge.load.cache_clear()
+        first = bridge.load()
+        assert len(parses) == 1 and cache.is_file()
+        bridge.load.cache_clear()
+        assert bridge.load() == first and len(parses) == 1  # read back, not parsed
+        cache.write_bytes(cache.read_bytes()[: cache.stat().st_size // 2])  # torn by a crash or a full disk
+        bridge.load.cache_clear()
+        assert bridge.load() == first and len(parses) == 2  # parsed again, and written whole
+        bridge.load.cache_clear()
+        assert bridge.load() == first and len(parses) == 2
+        assert [p.name for p in cache.parent.iterdir()] == [cache.name]  # no temporary file left behind
+    finally:
+        bridge.load.cache_clear()
+
+
+def test_an_empty_cache_folder_setting_turns_the_cache_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("APTMEM_CACHE_DIR", "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    dictionary = bridge._dictionary_path()
+    assert dictionary is not None and bridge.cache_path(dictionary) is None
+    try:
+        bridge.load.cache_clear()
+        assert bridge.load() is not None
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        bridge.load.cache_clear()
