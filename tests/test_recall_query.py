@@ -65,3 +65,33 @@ def test_a_summary_line_restating_history_is_left_to_the_history() -> None:
 def test_statement_ignores_marks_markers_and_spacing() -> None:
     assert statement("… - Throttle  copper at 6750") == statement("Throttle copper at 6750") == "throttle copper at 6750"
     assert statement("> > 1. Run it") == "run it"
+
+
+@pytest.fixture(scope="module")
+def sessions_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A history naming ``heron`` in most entries and ``quota`` in a few, and one session titled for heron alone."""
+    root = tmp_path_factory.mktemp("pruned") / "sessions"
+    with JsonlStore(root) as store:
+        sid = create_session(store, root, title="ops")
+        # 120 records: heron is in 2 of 3 (broad, above BROAD_SHARE), quota in 3 (narrow).
+        entries = [User(content=f"{'heron' if n % 3 else f'svc{n}'} step {n} went fine", ts=n + 1) for n in range(117)]
+        entries += [User(content=f"the {name} quota was raised", ts=200 + n) for n, name in enumerate(["basalt", "kiwi", "marmot"])]
+        store.append_many(sid, entries)
+        other = create_session(store, root, title="heron cutover")
+        store.append_many(other, [User(content="we start now", ts=500)])
+    return root
+
+
+def test_a_pruned_query_that_leaves_too_few_records_is_widened(sessions_root: Path) -> None:
+    # The narrow term (quota) is held by L3 records only: pruned to its records, an L2 search
+    # would score nothing, though a session record names the question's subject.
+    index = open_index(sessions_root)
+    try:
+        index.refresh()
+        hits = index.search("What quota does heron have?", k=5, level="l2")
+        assert any("heron cutover" in h.text for h in hits)
+        # Over the whole index the narrow term's records are enough: the pruned query ranks them first.
+        assert {h.text for h in index.search("What quota does heron have?", k=3)} >= {"the kiwi quota was raised"}
+    finally:
+        index.close()
+        index.store.close()

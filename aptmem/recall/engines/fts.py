@@ -21,6 +21,8 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 
+import msgspec
+
 from aptmem.recall.analyze import index_tokens, is_cjk, query_tokens
 from aptmem.recall.engines.base import Filter
 from aptmem.recall.engines.hybrid import DEPTH
@@ -29,11 +31,23 @@ from aptmem.recall.question import names
 from aptmem.recall.records import Doc
 from aptmem.recall.rerank import RERANK_DEPTH, rerank
 
-__all__ = ["Fts5Engine", "fts_bigram", "fts_plain", "fts_trigram"]
+__all__ = ["Fts5Engine", "Query", "fts_bigram", "fts_plain", "fts_trigram"]
 
 #: At most this many query terms are searched (the rarest are the ones that matter; a pasted log
 #: as a question must not build a query of thousands of ORs).
 MAX_TERMS = 64
+
+
+class Query(msgspec.Struct, frozen=True):
+    """One FTS5 query of a question: ``match``, and ``wider`` when ``match`` prunes it (``""`` when not).
+
+    A pruned query scores only the records likely to rank (see :func:`_keyword_match`); when it
+    finds fewer records than were asked for, among the records the search allows, the pruning
+    cut records that would have ranked, and ``wider`` is scored instead.
+    """
+
+    match: str
+    wider: str = ""
 
 
 def _quote(term: str) -> str:
@@ -80,7 +94,7 @@ class _Counts:
         return out, common, broad
 
 
-def _bigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[str]:
+def _bigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[Query]:
     """The question's own query and, when the lexicon adds relation words, the expanded one (fused by :func:`comb_sum`).
 
     The two rankings are fused rather than the words merged into one query: in one BM25 sum the
@@ -95,12 +109,12 @@ def _bigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> lis
     return _keyword_match(db, question, expansions(question), counts)
 
 
-def _plain_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[str]:
+def _plain_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[Query]:
     """The query of the question's own terms only."""
     return _keyword_match(db, question, [], counts)
 
 
-def _keyword_match(db: sqlite3.Connection, question: str, added: list[tuple[str, ...]], counts: _Counts) -> list[str]:
+def _keyword_match(db: sqlite3.Connection, question: str, added: list[tuple[str, ...]], counts: _Counts) -> list[Query]:
     """FTS5 queries for the question: an OR of its analyzed tokens (stop words dropped), restricted to
     records holding one of its terms that is not broad; with ``added`` phrases, a second query that
     ORs them in too, restricted to the rarest term's records.
@@ -138,7 +152,8 @@ def _keyword_match(db: sqlite3.Connection, question: str, added: list[tuple[str,
     narrow = [t for t in restricting if 0 < held[t] <= broad]
     plain = " OR ".join(map(_quote, terms))
     # Nothing to restrict by (every term broad, or none): score every match.
-    queries = [plain if not narrow or len(narrow) == len(terms) else f"({' OR '.join(map(_quote, narrow))}) AND ({plain})"]
+    restricted = bool(narrow) and len(narrow) < len(terms)
+    queries = [Query(f"({' OR '.join(map(_quote, narrow))}) AND ({plain})", wider=plain) if restricted else Query(plain)]
     if not phrases:
         return queries
     rare = {t: held[t] for t in restricting if 0 < held[t] <= threshold}
@@ -152,9 +167,9 @@ def _keyword_match(db: sqlite3.Connection, question: str, added: list[tuple[str,
     anchor = [t for t, n in named.items() if n == min(named.values())] if named else []
     ored = [p for p in dict.fromkeys(terms + phrases) if 0 < held[p] <= threshold]
     if anchor and ored:
-        queries.append(f"({' OR '.join(map(_quote, anchor))}) AND ({' OR '.join(map(_quote, ored))})")
+        queries.append(Query(f"({' OR '.join(map(_quote, anchor))}) AND ({' OR '.join(map(_quote, ored))})"))
     elif ored:
-        queries.append(" OR ".join(map(_quote, ored)))
+        queries.append(Query(" OR ".join(map(_quote, ored))))
     return queries
 
 
@@ -179,13 +194,13 @@ def comb_sum(rankings: Sequence[Sequence[tuple[int, float]]], k: int) -> list[tu
 _WORD = re.compile(r"[^\s\"'`,;:!?()\[\]{}<>。，、；：！？（）【】「」“”]+")
 
 
-def _trigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[str]:
+def _trigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[Query]:
     """An OR of the question's words of 3 or more characters (substring terms), stop words dropped."""
     terms: dict[str, None] = {}
     for word in _WORD.findall(question.lower()):
         if len(word) >= 3 and query_tokens(word):
             terms.setdefault(word, None)
-    return [" OR ".join(_quote(t) for t in list(terms)[:MAX_TERMS])] if terms else []
+    return [Query(" OR ".join(_quote(t) for t in list(terms)[:MAX_TERMS]))] if terms else []
 
 
 class Fts5Engine:
@@ -202,7 +217,7 @@ class Fts5Engine:
     extra = ""
 
     def __init__(self, name: str, table: str, tokenize: str, body: Callable[[Doc], str],
-                 match: Callable[[sqlite3.Connection, str, _Counts], list[str]], components: tuple[str, ...] = (),
+                 match: Callable[[sqlite3.Connection, str, _Counts], list[Query]], components: tuple[str, ...] = (),
                  rerank: bool = False) -> None:
         self.name = name
         self.rerank = rerank
@@ -234,15 +249,29 @@ class Fts5Engine:
         queries = self._match(db, question, self._counts)
         wanted = max(k, RERANK_DEPTH) if self.rerank else k
         if len(queries) == 1:
-            ranked = self._ranked(db, queries[0], wanted, where)
+            ranked = self._scored(db, queries[0], wanted, where, wanted)
         else:
             depth = max(wanted, DEPTH)
-            ranked = comb_sum([self._ranked(db, q, depth, where) for q in queries], wanted)
+            ranked = comb_sum([self._scored(db, q, depth, where, wanted) for q in queries], wanted)
         if self.rerank and len(ranked) > 1:
             head = [doc_id for doc_id, _ in ranked[:RERANK_DEPTH]]
             bodies = dict(db.execute(f"SELECT rowid, body FROM {self.table} WHERE rowid IN ({','.join('?' * len(head))})", head))
             ranked = rerank(question, ranked, bodies)
         return ranked[:k]
+
+    def _scored(self, db: sqlite3.Connection, query: Query, k: int, where: Filter, enough: int) -> list[tuple[int, float]]:
+        """The best ``k`` records of ``query`` that ``where`` allows; of its wider query when pruning left
+        fewer than ``enough`` (the records the search returns).
+
+        Pruning is judged on the whole index, the search on the records ``where`` allows (the L2
+        records alone, say): there the records holding a narrow term may be few or none, and
+        the records it skipped are then the best the search has (an L2-only strategy lost a
+        session summary naming the subject only by broad words; a pruned query found nothing).
+        """
+        ranked = self._ranked(db, query.match, k, where)
+        if query.wider and len(ranked) < enough:
+            return self._ranked(db, query.wider, k, where)
+        return ranked
 
     def _ranked(self, db: sqlite3.Connection, match: str, k: int, where: Filter) -> list[tuple[int, float]]:
         levels = ",".join("?" * len(where.levels))
