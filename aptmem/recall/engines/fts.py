@@ -203,6 +203,10 @@ def _trigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> li
     return [Query(" OR ".join(_quote(t) for t in list(terms)[:MAX_TERMS]))] if terms else []
 
 
+#: The filter of a search over the whole index (both levels, every kind of record but extracted facts).
+_EVERY_RECORD = Filter()
+
+
 class Fts5Engine:
     """One FTS5 table (rowid = ``doc_id``), BM25-ranked search with a level/kind filter.
 
@@ -269,7 +273,9 @@ class Fts5Engine:
         session summary naming the subject only by broad words; a pruned query found nothing).
         """
         ranked = self._ranked(db, query.match, k, where)
-        if query.wider and len(ranked) < enough:
+        # Over every record the pruning is sound (a record holding only broad terms cannot rank well),
+        # and widening there would read the broad terms' long lists (p95 3.5 -> 19 ms at 20k records).
+        if query.wider and where != _EVERY_RECORD and len(ranked) < enough:
             return self._ranked(db, query.wider, k, where)
         return ranked
 
