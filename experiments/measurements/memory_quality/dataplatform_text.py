@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from experiments.measurements.memory_quality.planting import DrawnKind
+
 __all__ = ["AGGREGATES", "KINDS", "ORDER_EVENTS", "ORDER_QUESTIONS", "PlatformKind", "fill", "in_words", "language_of", "rough"]
 
 MODELS = ("analytics.fct_invoices", "analytics.fct_shipments", "marts.dim_merchants", "marts.dim_couriers",
@@ -128,21 +130,9 @@ def rough(kind: str, value: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class PlatformKind:
+class PlatformKind(DrawnKind):
     """One relation of the data platform: subject and value drawn, how it is said, updated and asked."""
 
-    name: str
-    subject: Callable[[random.Random], str]
-    value: Callable[[random.Random, str], str]
-    #: (carrier, format, template)
-    said: tuple[tuple[str, str, str], ...]
-    #: template, paraphrase without the relation words, another language
-    ask: tuple[str, str, str]
-    #: a regular expression every value of the kind matches ("" when none can be written: never absent)
-    pattern: str = ""
-    #: update templates ({old} and {v}); with ``ask_before`` the kind can be updated
-    update: tuple[str, ...] = ()
-    ask_before: tuple[str, str, str] = ("", "", "")
     #: a decision's reason for a subject (the second part of its answer)
     why: Callable[[random.Random, str], str] | None = None
 

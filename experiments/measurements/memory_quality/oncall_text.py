@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from experiments.measurements.memory_quality.planting import DrawnKind
+
 __all__ = ["AGGREGATES", "ORDER_EVENTS", "SERVICES", "IncidentKind", "OncallFiller", "_KINDS", "fill", "language_of",
            "noise_statement"]
 
@@ -90,21 +92,9 @@ def language_of(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class IncidentKind:
+class IncidentKind(DrawnKind):
     """One relation the on-call sessions plant: subject and value drawn, how it is said, updated, glossed and asked."""
 
-    name: str
-    subject: Callable[[random.Random], str]
-    value: Callable[[random.Random, str], str]
-    #: (carrier, format, template)
-    said: tuple[tuple[str, str, str], ...]
-    #: the question: template, paraphrase without the relation words, other language
-    ask: tuple[str, str, str]
-    #: a regular expression every value of the kind matches ("" when none can be written: no absent items)
-    pattern: str = ""
-    #: update templates ({old} and {v}); with ``ask_before`` the kind can be updated
-    update: tuple[str, ...] = ()
-    ask_before: tuple[str, str, str] = ("", "", "")
     #: the value in words, said in another turn than the exact value (None: never glossed)
     gloss: Callable[[str], str] | None = None
     #: a decision's reason (the second part of its answer)

@@ -17,7 +17,7 @@ from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
 
-__all__ = ["Filler", "PlacedStatement", "PlantKind", "TurnWriter", "build_planted", "hex_digits", "placed_items"]
+__all__ = ["DrawnKind", "Filler", "PlacedStatement", "PlantKind", "TurnWriter", "build_planted", "hex_digits", "placed_items"]
 
 
 def hex_digits(rng: random.Random, n: int) -> str:
@@ -38,6 +38,25 @@ class PlantKind:
     ask: tuple[str, str, str]
     ask_before: tuple[str, str, str] = ("", "", "")
     lang: str = "english"
+
+
+@dataclass(frozen=True)
+class DrawnKind:
+    """A relation of a generator that draws each kind's subjects itself (:mod:`.oncall`, :mod:`.dataplatform`): how
+    its subject and value are drawn, how it is said, updated and asked; each generator adds what only it needs."""
+
+    name: str
+    subject: Callable[[random.Random], str]
+    value: Callable[[random.Random, str], str]
+    #: (carrier, format, template)
+    said: tuple[tuple[str, str, str], ...]
+    #: the question: template, paraphrase without the relation words, other language
+    ask: tuple[str, str, str]
+    #: a regular expression every value of the kind matches ("" when none can be written: no absent items)
+    pattern: str = ""
+    #: update templates ({old} and {v}); with ``ask_before`` the kind can be updated
+    update: tuple[str, ...] = ()
+    ask_before: tuple[str, str, str] = ("", "", "")
 
 
 @dataclass
