@@ -318,12 +318,11 @@ def _instruction_key(sentence: str, start: int) -> str:
     return sentence[:start].strip().lower() if match else ""
 
 
-def _template_words(fact: Fact, values: Sequence[str]) -> list[str]:
-    """The words of a fact's statement, its ``values``, identifiers, words with digits and subject left out."""
-    text = fact.text
+def _frame_words(text: str, values: Iterable[str], subject: Collection[str]) -> list[str]:
+    """The words of a statement, its ``values``, identifiers, words with digits and ``subject`` left out: what the
+    rows of one template share (a row's subject differs from row to row of it: it is no part of the template)."""
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, " ")
-    subject = set(fact.subject)  # a row's subject differs from row to row of one template: it is no part of the template
     return [t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text))) if t not in subject]
 
 
@@ -352,7 +351,7 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
     values: dict[str, list[str]] = {}
     for fact in found:
         values.setdefault(fact.text, []).append(fact.value)
-    words = [_template_words(f, values[f.text]) for f in found]
+    words = [_frame_words(f.text, values[f.text], set(f.subject)) for f in found]
     common: frozenset[str] = frozenset()
     if len(values) >= _COMMON_AT and not isinstance(entry, (User, Assistant)):
         # a tool's long output: its templates are the words many of its statements share (people do not repeat so)
@@ -383,8 +382,7 @@ def form(shape: str, text: str, value: str, subject: Collection[str] = ()) -> tu
     """The form a fact was said in: its value's family and the first words of its statement, the value,
     identifiers, words with digits and its ``subject`` left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce
     of lumen-api took ..." are one form; so are the rows "sundial owner check: AI-4" and "corvid owner check: AI-7")."""
-    words = [t for t in tokens(_VARYING.sub(" ", _IDENT.sub(" ", text.replace(value, " ")))) if t not in subject]
-    return family(shape), tuple(words[:2])
+    return family(shape), tuple(_frame_words(text, (value,), subject)[:2])
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";

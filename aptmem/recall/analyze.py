@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterable
 
 __all__ = ["CJK_CHARS", "cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "index_tokens", "query_tokens", "is_cjk",
-           "spellings", "stems"]
+           "IDENTIFIER", "spelling_stems", "spellings", "stems"]
 
 #: Changes whenever indexing would produce other tokens for the same text: an index built with
 #: another version is rebuilt when opened (its terms would no longer match the questions').
@@ -207,3 +207,15 @@ def spellings(word: str) -> tuple[str, ...]:
         if other != word:
             out.append(other)
     return tuple(out)
+
+
+def spelling_stems(word: str) -> set[str]:
+    """The Porter stems of an English word and of its other spelling (colour, color: one stem)."""
+    variants = spellings(word)
+    found = stems(variants)
+    return {found[v] for v in variants}
+
+
+#: An identifier in a question: letters and digits joined by separators (kestrel-api, db_1.internal), or a word
+#: holding a digit or an inner capital (v2beta1, OrderService): a name, whose parts mean nothing on their own.
+IDENTIFIER = re.compile(r"[^\W_]+(?:[-_./:@#][^\W_]+)+|\b\w*(?:\d|[a-z][A-Z])\w*")

@@ -107,7 +107,8 @@ _CJK_WORDS = sorted((w for w in _INDEX if is_cjk(w[0])), key=len, reverse=True)
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-# An identifier: letters and digits joined by separators, or a word holding a digit or an inner capital.
+# An identifier, ASCII only (unlike analyze.IDENTIFIER, a Latin word written against a Chinese one, 服务的logo, stays a word
+# to translate): letters and digits joined by separators, or a word holding a digit or an inner capital.
 _IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[-_./:@#][A-Za-z0-9]+)+|\b\w*(?:\d|[a-z][A-Z])\w*")
 _ALONE = re.compile(r"[A-Za-z]+")
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from aptmem.recall.analyze import query_tokens, spellings, stems
+from aptmem.recall.analyze import IDENTIFIER, query_tokens, spelling_stems, stems
 from aptmem.recall.bridge import load
 from aptmem.recall.lexicon import GROUPS
 
@@ -32,8 +32,6 @@ __all__ = ["PARTICLES", "is_word", "names", "phrasal"]
 #: ("about", "over", "around": "filed about zenlux") are left out.
 PARTICLES = frozenset("up out off down away back".split())
 
-# An identifier: letters and digits joined by separators, or a word holding a digit or an inner capital.
-_IDENTIFIER = re.compile(r"[^\W_]+(?:[-_./:@#][^\W_]+)+|\b\w*(?:\d|[a-z][A-Z])\w*")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
 
 
@@ -57,9 +55,7 @@ def is_word(word: str) -> bool:
     low = word.lower()
     # A comparative or superlative ("newer", "latest"): Porter keeps the ending, the dictionary lists the base.
     bases = [low, *(low[: -len(e)] for e in ("er", "est") if low.endswith(e) and len(low) - len(e) >= 3)]
-    variants = [v for base in bases for v in spellings(base)]
-    found = stems(variants)
-    return any(found[v] in vocabulary for v in variants)
+    return any(not spelling_stems(base).isdisjoint(vocabulary) for base in bases)
 
 
 @lru_cache(maxsize=4096)
@@ -71,10 +67,10 @@ def names(question: str) -> frozenset[str]:
     the dictionary, only identifiers' tokens are names.
     """
     out: set[str] = set()
-    for match in _IDENTIFIER.finditer(question):
+    for match in IDENTIFIER.finditer(question):
         # A number alone is a value the question mentions ("gets a 404"), not what it is about.
         out.update(t for t in query_tokens(match.group()) if not t.isdigit())
-    rest = _IDENTIFIER.sub(" ", question)
+    rest = IDENTIFIER.sub(" ", question)
     if _stemmed_vocabulary():
         out.update(w.lower() for w in _LATIN.findall(rest) if not is_word(w))
     return frozenset(out & set(query_tokens(question)))

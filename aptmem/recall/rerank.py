@@ -39,7 +39,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from aptmem.recall.analyze import CJK_CHARS, cjk_bigrams, is_cjk, query_tokens, spellings, stems
+from aptmem.recall.analyze import CJK_CHARS, cjk_bigrams, is_cjk, query_tokens, spelling_stems, spellings, stems
 from aptmem.recall.answer_type import asked_types, holds_any, holds_type, text_words
 from aptmem.recall.bridge import chinese, chinese_words, english
 from aptmem.recall.lexicon import GROUPS, synonyms
@@ -98,13 +98,6 @@ def _forms(word: str) -> set[str]:
     return out
 
 
-def _stems(word: str) -> set[str]:
-    """The Porter stems of an English word and of its other spelling (colour, color: one concept)."""
-    variants = spellings(word)
-    found = stems(variants)
-    return {found[v] for v in variants}
-
-
 def _stemmed(words: frozenset[str]) -> frozenset[str]:
     """A record's words as stems (non-English words as they are)."""
     found = stems(words)
@@ -132,7 +125,7 @@ def _concept(word: str, expand: bool) -> Concept:
         if not is_cjk(alternative[0]):
             for variant in spellings(alternative):
                 single.update(_forms(variant))
-            stemmed.update(_stems(alternative))
+            stemmed.update(spelling_stems(alternative))
         elif len(alternative) <= 2:
             single.add(alternative)
         else:
@@ -224,7 +217,11 @@ def covered(concept_list: Sequence[Concept], body: str) -> int:
 def weighted_coverage(question: str, body: str) -> float:
     """The question's concepts ``body`` covers, each by its weight and how it is covered (see :func:`_match`)."""
     concept_list, weights = _weighted_concepts(question)
-    words, stemmed = _record_words(body)
+    return _weighted(concept_list, weights, *_record_words(body))
+
+
+def _weighted(concept_list: Sequence[Concept], weights: Sequence[float], words: frozenset[str], stemmed: frozenset[str]) -> float:
+    """The concepts a record of these ``words`` (and their stems) covers, each by its weight and how it is covered."""
     return sum(w * _match(concept, words, stemmed) for concept, w in zip(concept_list, weights, strict=True))
 
 
@@ -255,7 +252,7 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
 
     def coverage(body: str) -> float:
         words, stemmed = _record_words(body)
-        count = sum(w * _match(concept, words, stemmed) for concept, w in zip(concept_list, weights, strict=True))
+        count = _weighted(concept_list, weights, words, stemmed)
         if types:
             return count + (1.0 if holds_type(types, body, words) else 0.0)
         return count + (ANY_VALUE if holds_any(body, words) else 0.0)
