@@ -188,7 +188,7 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
         # cut at line ends: half a line ("tion item open AI-322") would be read as a statement of its own
         head, tail = text[:scan_chars], text[-scan_chars:]
         text = head[: head.rfind("\n") + 1 or None] + "\n" + tail[tail.find("\n") + 1:]
-    text = _CUT.sub(_drop_torn_lines, text)
+    text = _CUT.sub("\n", text)  # the marker and the torn half lines either side: no statements
     whole = _json_value(text)
     if whole is not _NOT_JSON:
         yield from _json_statements(whole)
@@ -198,11 +198,6 @@ def statements(text: str, *, scan_chars: int = 16_000) -> Iterator[Statement]:
             yield from _changed_file_statements(segment)
         else:
             yield from _line_statements(segment)
-
-
-def _drop_torn_lines(cut: re.Match[str]) -> str:
-    """The marker of a shortened view and the half lines either side of it: a torn line is no statement."""
-    return "\n"
 
 
 def _changed_file_statements(changed: ChangedFile) -> Iterator[Statement]:
