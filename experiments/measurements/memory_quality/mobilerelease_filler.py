@@ -1,11 +1,11 @@
 """The filler of the mobile-release generator (:mod:`.mobilerelease`): what the user asks, the agent's replies, tool output.
 
-Tool output comes in thirteen formats, each a list of blocks (a block is a line or a few lines) a
+Tool output comes in fourteen formats, each a list of blocks (a block is a line or a few lines) a
 planted statement can be put between: ``fastlane`` and ``log`` lines, a TestFlight ``changelog``,
 a unified ``diff`` of Gradle and Swift code, a Play ``console`` listing, a GitHub Actions
 ``workflow``, a partner ``email`` with quoted lines, Remote Config ``json`` (nested, its blocks
 joined as one object), a release ``checklist`` (a markdown table), ``logcat``, a Sentry ``crash``,
-an App Store ``review`` note and an Info.plist (``plist``). No filler line names a subject of the
+an App Store ``review`` note, an Info.plist (``plist``) and a merged AndroidManifest.xml (``manifest``). No filler line names a subject of the
 generator or holds a value of a planted shape (no dotted versions, no percentages with decimals).
 """
 
@@ -40,12 +40,14 @@ _SWIFT = ("let formatter = DateFormatter()", "guard let session = store.session 
 _KOTLIN = ("val adapter = ItemAdapter(onClick = ::openItem)", "viewModelScope.launch { repository.refresh() }",
            "binding.toolbar.setNavigationOnClickListener { finish() }", "implementation(libs.androidx.core.ktx)",
            "buildFeatures { compose = true }", "isMinifyEnabled = true")
+_COMMENTS = ("// keep in sync with the iOS screen", "// TODO: drop after the migration", "// QA asked for this",
+             "// see the thread from Tuesday", "// 디자인 시안 반영", "// remover depois do lançamento")
 _TASKS = ("preBuild", "mergeReleaseResources", "compileReleaseJavaWithJavac", "minifyReleaseWithR8", "lintVitalRelease",
           "packageReleaseBundle", "signReleaseBundle", "processReleaseManifest")
 _FILES = ("SettingsView.swift", "ProfileHeader.swift", "ItemAdapter.kt", "MainActivity.kt", "AppDelegate.swift",
           "NetworkModule.kt", "ThemeColors.swift", "StringsCatalog.xcstrings")
 TOOL_FORMATS = ("fastlane", "log", "changelog", "diff", "console", "workflow", "email", "json", "checklist", "logcat",
-                "crash", "review", "plist")
+                "crash", "review", "plist", "manifest")
 
 
 class ReleaseFiller:
@@ -117,24 +119,32 @@ class ReleaseFiller:
 
     def _diff(self) -> tuple[str, dict[str, object], Callable[[], str]]:
         rng = self.rng
-        return "bash", {"command": "git diff origin/main -- app/build.gradle.kts ios/"}, lambda: rng.choice((
-            f"@@ -{self._n(10, 90)},{self._n(3, 9)} +{self._n(10, 90)},{self._n(3, 9)} @@", f" {rng.choice(_KOTLIN)}",
-            f"-    {rng.choice(_KOTLIN)}", f"+    {rng.choice(_KOTLIN)}", f"+        {rng.choice(_SWIFT)}",
-            f" {rng.choice(_SWIFT)}", f"diff --git a/src/{rng.choice(_FILES)} b/src/{rng.choice(_FILES)}"))
+
+        def hunk() -> str:  # one file's hunk: its header, context, a removed and an added line, with a comment
+            path = rng.choice(_FILES)
+            code = _KOTLIN if path.endswith(".kt") else _SWIFT
+            start = self._n(10, 400)
+            body = [f" {line}" for line in rng.sample(code, 2)] + [f"-    {rng.choice(code)}", f"+    {rng.choice(code)}",
+                                                                 f"+    {rng.choice(_COMMENTS)}"]
+            return "\n".join([f"diff --git a/src/{path} b/src/{path}", f"@@ -{start},{self._n(4, 9)} +{start},{self._n(4, 9)} @@",
+                              *body])
+        return "bash", {"command": "git diff origin/main -- app/build.gradle.kts ios/"}, hunk
 
     def _console(self) -> tuple[str, dict[str, object], Callable[[], str]]:
         rng = self.rng
         return "web_fetch", {"url": "https://play.google.com/console/releases"}, lambda: rng.choice((
             "Release notes · en-US · edited yesterday", f"Pre-launch report · {self._n(2, 20)} devices tested · no crashes",
             "Managed publishing is off", f"Android vitals · ANR rate {self._n(1, 5)} per thousand sessions",
-            "Policy status · no issues"))
+            "Policy status · no issues", f"Ratings · {self._n(100, 9000)} in the last {self._n(7, 90)} days",
+            f"Country availability · {self._n(40, 170)} countries"))
 
     def _workflow(self) -> tuple[str, dict[str, object], Callable[[], str]]:
         rng = self.rng
         return "read_file", {"path": ".github/workflows/release.yml"}, lambda: rng.choice((
             "    runs-on: macos-14", "      - uses: actions/checkout@v4", "      - run: bundle install --jobs 4",
             "    timeout-minutes: 60", "      - name: Upload dSYMs", "        with:", "          cache: gradle",
-            "    needs: [lint, unit-tests]", "  workflow_dispatch:"))
+            "    needs: [lint, unit-tests]", "  workflow_dispatch:", f"          retention-days: {self._n(3, 30)}",
+            f"      - run: ./gradlew test --max-workers={self._n(2, 8)}", f"    concurrency: release-{self._n(1, 9)}"))
 
     def _email(self) -> tuple[str, dict[str, object], Callable[[], str]]:
         rng = self.rng
@@ -158,7 +168,8 @@ class ReleaseFiller:
         return "read_file", {"path": "notion/release-checklist.md"}, lambda: rng.choice((
             "| Screenshots | store assets | refreshed | design signed off |", "| Privacy labels | App Store | unchanged | |",
             "| Release notes | translations | in review | due Wednesday |", "| Smoke test | QA | passed | iPad too |",
-            "| Data safety form | Play | submitted | |"))
+            "| Data safety form | Play | submitted | |", f"| Open blockers | QA | {self._n(0, 9)} | triage at {self._n(9, 17)}h |",
+            f"| Beta feedback | TestFlight | {self._n(2, 60)} reports | {rng.choice(_NICKS)} reads them |"))
 
     def _logcat(self) -> tuple[str, dict[str, object], Callable[[], str]]:
         rng = self.rng
@@ -180,7 +191,8 @@ class ReleaseFiller:
         return "web_fetch", {"url": "https://appstoreconnect.apple.com/apps/review"}, lambda: rng.choice((
             "Hello, thank you for your resubmission.", "We noticed the app still requires a login to see basic features.",
             "Please provide a demo account that does not expire.", "Next steps: reply in the Resolution Center.",
-            "Device type: iPad Air (5th generation)"))
+            "Device type: iPad Air (5th generation)", f"Submission received {self._n(2, 28)} days ago.",
+            f"Review environment: {rng.choice(('iPhone', 'iPad'))} on Wi-Fi"))
 
     def _plist(self) -> tuple[str, dict[str, object], Callable[[], str]]:
         rng = self.rng
@@ -189,3 +201,12 @@ class ReleaseFiller:
             "\t<key>NSCameraUsageDescription</key><string>Used to scan receipts.</string>",
             "\t<key>ITSAppUsesNonExemptEncryption</key><false/>", "\t<key>UILaunchStoryboardName</key><string>Launch</string>",
             "\t<key>LSApplicationQueriesSchemes</key><array><string>mailto</string></array>"))
+
+    def _manifest(self) -> tuple[str, dict[str, object], Callable[[], str]]:
+        rng = self.rng
+        return "bash", {"command": "cat app/build/intermediates/merged_manifests/release/AndroidManifest.xml"}, lambda: rng.choice((
+            '    <uses-permission android:name="android.permission.CAMERA" />',
+            '    <uses-permission android:name="android.permission.POST_NOTIFICATIONS" />',
+            f'    <activity android:name=".ui.Screen{self._n(1, 40)}Activity" android:exported="false" />',
+            '    <meta-data android:name="firebase_analytics_collection_enabled" android:value="false" />',
+            f'    <service android:name=".sync.Job{self._n(1, 20)}Service" android:foregroundServiceType="dataSync" />'))
