@@ -21,7 +21,7 @@ import pytest
 
 from aptmem.entries import encode_line
 from experiments.measurements.memory_quality.generators import GENERATORS
-from experiments.measurements.memory_quality.mobilerelease import build_mobilerelease
+from experiments.measurements.memory_quality.mobilerelease import _Plan, build_mobilerelease
 from experiments.measurements.memory_quality.mobilerelease_filler import TOOL_FORMATS, ReleaseFiller
 from experiments.measurements.memory_quality.mobilerelease_text import (AGGREGATES, APPS, CRASHES, FEATURES, KINDS,
                                                                         ORDER_QUESTIONS, PINS, RELEASES, SET_TOPICS,
@@ -44,7 +44,7 @@ def test_the_generator_is_registered_and_seeded_across_processes() -> None:
     assert _digest(one) == _digest(two) and one.items == two.items and one.distractors == two.distractors
     assert _digest(one) != _digest(other), "seeds 13 and 14 wrote the same sessions"
     code = ("import hashlib; from aptmem.entries import encode_line; "
-            "from experiments.measurements.memory_quality.mobilerelease import build_mobilerelease; "
+            "from experiments.measurements.memory_quality.mobilerelease import _Plan, build_mobilerelease; "
             "from experiments.measurements.memory_quality.workload import WorkloadShape; "
             "w = build_mobilerelease(WorkloadShape(sessions=3, turns=10, facts=16, updates=4, aggregates=2, orders=2, absent=4), 13); "
             "print(hashlib.sha256(b''.join(encode_line(e) for s in w.sessions for e in s)).hexdigest(), len(w.items))")
@@ -184,3 +184,12 @@ def test_no_kind_or_phrasing_is_shared_with_the_other_generators() -> None:
     theirs = {s for kind in others for s in _strings(kind) | _strings(getattr(kind, "dev", ())) | _strings(getattr(kind, "heldout", ()))}
     assert not {k.name for k in KINDS} & {k.name for k in others}
     assert not {s for s in mine if len(s) > 12} & theirs
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_distractor_is_said_once(seed: int) -> None:
+    plan = _Plan(WorkloadShape(), random.Random(seed))
+    plan.plan()
+    distractors = [s.text for s in plan.said if not s.items]
+    assert len(distractors) > WorkloadShape().sessions * WorkloadShape().turns
+    assert len(set(distractors)) == len(distractors), f"seed {seed}: a distractor said twice"

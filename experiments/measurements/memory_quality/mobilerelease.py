@@ -133,9 +133,13 @@ class _Plan:
             self._order()
         for _ in range(shape.absent):
             self._absent()
+        remarks: set[str] = set()
         for turn in range(self.turns):
             for _ in range(int(shape.noise) + (rng.random() < shape.noise % 1)):
-                self._say(turn, *self._voice(), noise_statement(rng))
+                remark = next((r for r in (noise_statement(rng) for _ in range(50)) if r not in remarks), "")
+                if remark:  # each remark once: a distractor said twice would be one the reader can skip
+                    remarks.add(remark)
+                    self._say(turn, *self._voice(), remark)
 
     def _near_miss(self, kind: ReleaseKind, subject: str) -> None:
         """The same kind of another subject, or another kind of the same subject (said, never asked)."""
