@@ -11,8 +11,9 @@
 3. Scores with :mod:`aptmem.recall.scoring` and prints one table per split; ``held_out`` is what
    to quote (facts and paraphrase wordings nothing was tuned on), ``fresh`` and ``blind`` the same
    facts asked in styles written later and never tuned on (``blind``: phase 6, before the rerank;
-   ``blind2``: phase 7, before that phase's ranking work; ``blind3``: phase 9, written blind, held
-   out from every development split).
+   ``blind2``: phase 7, before that phase's ranking work; ``blind3``: phase 9, written blind, a
+   development split of the fusion from phase 10; ``blind4``: phase 10, written blind, held out
+   from every development split).
 
 Writes ``questions.parquet`` (one row per engine and question), ``summary.csv`` and ``engines.csv``
 to ``reports/runs/recall-<time>/`` and prints that folder last.
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         show = table.select(["variant", "size", "split", "wording", "questions", "entry_recall@1", "entry_recall@5", "entry_recall@10",
                              "session_recall@5", "entry_ndcg@10", "entry_mrr", "aggregation_evidence@10", "answerable",
                              "false_positive_rate"])
-        for split in ("held_out", "fresh", "blind", "blind2", "blind3", "tune"):
+        for split in ("held_out", "fresh", "blind", "blind2", "blind3", "blind4", "tune"):
             print(show.filter(pl.col("split") == split))
     print(out)
     return 0

@@ -22,8 +22,9 @@ after the held-out wordings had been looked at in three phases of work, and in a
 ``blind`` (see :data:`_BLIND`), written in phase 6 before the keyword rerank was developed:
 and in a fifth, ``blind2`` (see :data:`_BLIND2`), written in phase 7 before that phase's ranking
 work, after ``blind`` had been looked at in aggregate; and in a sixth, ``blind3`` (see
-:data:`_BLIND3`), written blind in phase 9 and asked by no development split: the figure no
-tuning has seen.
+:data:`_BLIND3`), written blind in phase 9, held out then and a development split of the fusion
+from phase 10; and in a seventh, ``blind4`` (see :data:`_BLIND4`), written blind in phase 10 and
+asked by no development split: the figure no tuning has seen.
 """
 
 from __future__ import annotations
@@ -215,6 +216,33 @@ _BLIND3: dict[str, tuple[str, str]] = {
                    "新来的外包要接手 {s}，听说用户对这边的做法有讲究，用户具体要的是什么"),
     "decision": ("Our director asked in the budget review why {s} is built on what it is built on and what the rationale was. Can you give me the short version?",
                  "总监在预算评审上问 {s} 当初凭什么选了现在这套、依据是什么，帮我概括一下"),
+}
+
+
+#: The ``blind4`` questions: a seventh wording per kind (en, zh), written blind in phase 10 (without
+#: reading the recall engines or their reranks, and never run through one). The voice is a newcomer
+#: from another shop who asks in that shop's jargon (Perforce streams and changelists, Bugzilla
+#: cases, heartbeat paths, Maven coordinates, house rules, ADRs), says so, and describes what the
+#: thing is for: the wrong names for the right things, none of the template's relation words and
+#: none of the earlier wordings' shapes. Asked of the held-out facts as :data:`_FRESH` is; reported
+#: as split ``blind4``, held out (no development split asks it).
+_BLIND4: dict[str, tuple[str, str]] = {
+    "env": ("I come from a Perforce shop, so bear with my words: on {env}, what {proto} target does {s} get handed as its secret?",
+            "我之前待的是用 Perforce 的团队，叫法可能不对：{env_zh}上 {s} 拿到的那个 {proto} 密钥串指向哪里"),
+    "branch": ("Where I worked before we had a stream that only shippable work went into. For {s}, what is that stream called in your git?",
+               "按老东家的说法叫出货流，{s} 的出货流在这边 git 里叫什么名字"),
+    "commit": ("We said changelist at my last place: which changelist got {s} over the {bug}?",
+               "以前我们叫变更单，{s} 的 {bug} 是哪张变更单搞定的"),
+    "ticket": ("Which Bugzilla case, or whatever you call those here, covers {topic} on {s}?",
+               "{s} 的 {topic} 在这边的缺陷库里是哪个案例号"),
+    "endpoint": ("What is the heartbeat path of {s}, the one a watchdog GETs to see that it is still breathing?",
+                 "{s} 的心跳路径是哪个，就是看门狗拿来确认它还活着的那个"),
+    "pin": ("In Maven land we'd call it the golden coordinate: where is the {lib} of {s} nailed down?",
+            "用 Maven 的话讲，{s} 里 {lib} 的黄金坐标钉在哪个号上"),
+    "preference": ("Are there house rules the user laid down for {s}? My old lead called them style contracts.",
+                   "用户给 {s} 立过什么家规没有？我以前的组长管这个叫风格契约"),
+    "decision": ("Is there an ADR for the stack under {s}? I mean what got picked over the alternative, and on what grounds.",
+                 "{s} 底下那套技术栈有没有 ADR？就是当时挑了哪个、放弃了哪个、凭什么"),
 }
 
 
@@ -425,10 +453,12 @@ def _questions(rng: random.Random, facts: list[Fact], subjects: list[str]) -> li
 
 
 def _fresh_questions(facts: list[Fact]) -> list[Question]:
-    """The :data:`_FRESH`, :data:`_BLIND`, :data:`_BLIND2` and :data:`_BLIND3` wordings of every held-out fact, in its language and in the other
+    """The :data:`_FRESH`, :data:`_BLIND`, :data:`_BLIND2`, :data:`_BLIND3` and :data:`_BLIND4` wordings of every held-out fact,
+    in its language and in the other
     (no randomness: adding them leaves every other question of a seed as it was)."""
     out: list[Question] = []
-    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND), ("blind2", _BLIND2), ("blind3", _BLIND3)):
+    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND), ("blind2", _BLIND2), ("blind3", _BLIND3),
+                            ("blind4", _BLIND4)):
         for fact in facts:
             if fact.split != "held_out":
                 continue

@@ -1,5 +1,6 @@
-"""The recall benchmark's workload (``benchmarks/recall_workload.py``): adding the ``blind3`` split left every
-other question as it was, blind3 asks each held-out fact once per wording, and no development split asks it.
+"""The recall benchmark's workload (``benchmarks/recall_workload.py``): adding the ``blind3`` split (phase 9) and
+the ``blind4`` split (phase 10) left every other question as it was, each asks every held-out fact once per
+wording, and no development split asks blind4 (blind3 is one from phase 10).
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from recall_fusion import DEVELOPMENT  # noqa: E402
-from recall_workload import _BLIND3, _TEXTS, KINDS, build_workload  # noqa: E402
+from recall_workload import _BLIND, _BLIND2, _BLIND3, _BLIND4, _FRESH, _TEXTS, KINDS, build_workload  # noqa: E402
 
 #: The digest of every question of the other splits, computed at main (3856d2b) before blind3 was added,
 #: by :func:`_digest` over a workload of 12 sessions of 20 entries with 48 facts. Session ids are random
 #: uuids, so the evidence is pinned by entry id only.
 PINNED = {7: (310, "c45b1b6f206e39cc0cf5d513d934cb8924904eef069cd6101661ba932164b717"),
           11: (305, "e40d446edca85ab557864ee1e87b1b38f4102e5d6c866a8f089276a4f9370371")}
+#: The same digest over every question but blind4's (blind3's too), computed at main (b8e4941) before blind4 was added.
+PINNED_BEFORE_BLIND4 = {7: (358, "c3a2ba526085512b84e879cf6fbc8ab5316bdef5b3b8896b17b263b67e1f66f9"),
+                        11: (353, "beb59bc29afd5689760c9df4b960cda84cac2f2b71895f7e3e8d37700ca07a17")}
 
 
 def _digest(questions: list) -> str:
@@ -31,17 +35,21 @@ def _digest(questions: list) -> str:
 
 
 @pytest.mark.parametrize("seed", sorted(PINNED))
-def test_the_other_splits_are_unchanged_and_blind3_asks_every_held_out_fact_once_per_wording(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize("split", ["blind3", "blind4"])
+def test_the_other_splits_are_unchanged_and_a_blind_split_asks_every_held_out_fact_once_per_wording(
+        tmp_path: Path, seed: int, split: str) -> None:
     workload = build_workload(str(tmp_path), seed=seed, sessions=12, entries_per_session=20, facts=48)
-    others = [q for q in workload.questions if q.split != "blind3"]
+    before_blind4 = [q for q in workload.questions if q.split != "blind4"]
+    assert (len(before_blind4), _digest(before_blind4)) == PINNED_BEFORE_BLIND4[seed], f"seed {seed}: blind4 changed another split"
+    others = [q for q in before_blind4 if q.split != "blind3"]
     assert (len(others), _digest(others)) == PINNED[seed], f"seed {seed}: a question of another split changed"
-    blind3 = [q for q in workload.questions if q.split == "blind3"]
+    blind = [q for q in workload.questions if q.split == split]
     held = [f for f in workload.facts if f.split == "held_out"]
     assert held, f"seed {seed}: no held-out fact"
-    asked = sorted((q.fact_id, q.wording) for q in blind3)
+    asked = sorted((q.fact_id, q.wording) for q in blind)
     assert asked == sorted((f.fact_id, w) for f in held for w in ("paraphrase", "other_language")), f"seed {seed}"
     by_fact = {f.fact_id: f for f in held}
-    for q in blind3:
+    for q in blind:
         fact = by_fact[q.fact_id]
         assert q.answer == fact.answer and q.evidence == ((fact.session_id, fact.entry_id),), q.qid
         assert "{" not in q.text and fact.subject in q.text, q.qid  # every slot filled, the subject named
@@ -52,18 +60,31 @@ def test_the_other_splits_are_unchanged_and_blind3_asks_every_held_out_fact_once
         assert fact.answer not in q.text, f"{q.qid}: the question gives its answer away"
 
 
-def test_blind3_has_a_wording_per_kind_and_is_no_development_split() -> None:
-    assert set(_BLIND3) == set(KINDS)
-    assert all(en and zh and en != zh for en, zh in _BLIND3.values())
-    assert "blind3" not in DEVELOPMENT
+def test_blind4_and_blind3_have_a_wording_per_kind_and_only_blind3_is_a_development_split() -> None:
+    for wordings in (_BLIND3, _BLIND4):
+        assert set(wordings) == set(KINDS)
+        assert all(en and zh and en != zh for en, zh in wordings.values())
+    assert "blind3" in DEVELOPMENT and "blind4" not in DEVELOPMENT
 
 
-def test_blind3_uses_none_of_the_template_relation_words() -> None:
+@pytest.mark.parametrize("wordings", [_BLIND3, _BLIND4], ids=["blind3", "blind4"])
+def test_a_blind_split_uses_none_of_the_template_relation_words(wordings: dict[str, tuple[str, str]]) -> None:
     # The template's own words, less question words, the slots both wordings must name (the subject, the bug, ...)
     # and "user" (who a preference belongs to, named by every wording).
     common = set("what which is the of for in does do to and why did we use user".split())
-    for kind, (en, _) in _BLIND3.items():
+    for kind, (en, _) in wordings.items():
         template = _TEXTS[kind]["ask"][0]  # type: ignore[index]
         relation = {w for w in re.findall(r"[a-z]+", re.sub(r"\{\w+\}", " ", template.lower())) if w not in common}
         assert not relation & set(re.findall(r"[a-z]+", re.sub(r"\{\w+\}", " ", en.lower()))), kind
-    assert "{key}" not in _BLIND3["env"][0]  # the env template's relation is its key (DATABASE_URL, ...)
+    assert "{key}" not in wordings["env"][0]  # the env template's relation is its key (DATABASE_URL, ...)
+
+
+def test_blind4_shares_no_wording_with_the_earlier_splits() -> None:
+    earlier = [_FRESH, _BLIND, _BLIND2, _BLIND3, {k: tuple(p for pair in _TEXTS[k]["para"] for p in pair) for k in KINDS}]  # type: ignore[attr-defined]
+    for kind, pair in _BLIND4.items():
+        for text in pair:
+            assert not any(text in w[kind] for w in earlier), (kind, text)
+            # nor a run of five words of one (a shape copied with the slots changed)
+            words = re.findall(r"\w+", text.lower())
+            runs = {" ".join(words[i:i + 5]) for i in range(len(words) - 4)}
+            assert not any(run in " ".join(re.findall(r"\w+", t.lower())) for w in earlier for t in w[kind] for run in runs), (kind, text)

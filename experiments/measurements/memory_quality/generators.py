@@ -20,7 +20,12 @@ platform team's days: dbt and Airflow logs, model SQL, Terraform plans, a Jira C
 Slack threads, a Confluence runbook, warehouse YAML, Kafka consumer groups, email and NDJSON, in
 English, Japanese and French, with every item type), written blind in phase 9 (without reading the
 fact finder, the recall code or the strategies; only ``none`` and ``full_history`` run on it while
-it was written): held out, never tuned on. Each builds one seed's sessions and items.
+it was written): held out in phase 9, a development set from phase 10; ``mobilerelease``
+(:mod:`.mobilerelease`), an eighth (a mobile team's release days: fastlane and Gradle output, diffs,
+Info.plist, a release workflow and checklist, nested Remote Config JSON, Sentry crashes, logcat,
+App Store review notes and partners' email, in English, Korean and Brazilian Portuguese, with every
+item type), written blind in phase 10 (the same rules as ``dataplatform``): held out, never tuned
+on. Each builds one seed's sessions and items.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from collections.abc import Callable
 from experiments.measurements.memory_quality.dataplatform import build_dataplatform
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
 from experiments.measurements.memory_quality.independent import build_independent
+from experiments.measurements.memory_quality.mobilerelease import build_mobilerelease
 from experiments.measurements.memory_quality.oncall import build_oncall
 from experiments.measurements.memory_quality.pairing import build_pairing
 from experiments.measurements.memory_quality.tracker import build_tracker
@@ -40,4 +46,5 @@ __all__ = ["GENERATORS"]
 GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": build_workload, "independent": build_independent,
                                                                 "fieldnotes": build_fieldnotes, "tracker": build_tracker,
                                                                 "pairing": build_pairing, "oncall": build_oncall,
-                                                                "dataplatform": build_dataplatform}
+                                                                "dataplatform": build_dataplatform,
+                                                                "mobilerelease": build_mobilerelease}

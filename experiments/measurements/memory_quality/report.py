@@ -35,7 +35,11 @@ _GENERATOR_NOTE = {"independent": "the independent generator, written apart from
                              "emails and sheets; English, German, Spanish, Chinese), a sixth style written blind in phase 6 and held out from all tuning",
                    "dataplatform": "the data-platform generator (dbt and Airflow logs, SQL, Terraform plans, Jira CSV, Slack "
                                    "pastes, runbooks, warehouse YAML, Kafka groups, email; English, Japanese, French), a seventh "
-                                   "style written blind in phase 9 and held out from all tuning"}
+                                   "style written blind in phase 9 (held out in phase 9, a development set from phase 10)",
+                   "mobilerelease": "the mobile-release generator (fastlane and Gradle output, diffs, Info.plist, release "
+                                    "workflow and checklist, Remote Config JSON, Sentry crashes, logcat, App Store review "
+                                    "notes, email; English, Korean, Brazilian Portuguese), an eighth style written blind in "
+                                    "phase 10 and held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 

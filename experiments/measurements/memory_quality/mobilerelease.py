@@ -1,0 +1,254 @@
+"""An eighth held-out workload: a mobile team's release days with an agent (``generator=mobilerelease``).
+
+Each session is one day of shipping an iOS and an Android app: the user pastes Slack lines of the
+team (English, Korean, Brazilian Portuguese) and asks for checks and drafts; the agent runs
+``fastlane`` and Gradle, reads diffs, Info.plist, the release workflow and checklist, Remote Config
+JSON, Sentry crashes, ``adb logcat``, App Store review notes, the Play Console and partners'
+email, and replies. Its kinds and phrasings are in :mod:`.mobilerelease_text`, its filler in
+:mod:`.mobilerelease_filler`.
+
+Planted, with the shape's counts: facts of nineteen kinds (bundle ids, build numbers, versionCodes,
+keystore aliases, SHA-1 fingerprints, crash-free rates, API base URLs, release captains,
+provisioning profiles, certificate expiry dates, flag keys, rollout percentages, deep links, Sentry
+issues, crashing devices, review guidelines, release tickets, toolchain pins, decisions with their
+reason), some said indirectly (a nested JSON key under its subject, a stack frame below the issue
+id, a table row, a diff's ``+`` line); knowledge updates said in a later session (asked for the
+current value and the one before); sets gathered one value per session (locales, QA bugs); two
+events in different sessions asked in time order; absent facts (a subject and a kind never said
+together, each said with something else); and distractors: near misses of each fact (the same kind
+of another subject, or another kind of the same subject) and fact-shaped remarks in every turn.
+Every question comes in three wordings (the template, a paraphrase without the relation's words,
+another language).
+
+Written blind in phase 10: without reading the fact finder, the recall code or the strategies, and
+only ``none`` and ``full_history`` were run on it while it was written. Items an answer of which
+occurs outside their evidence are dropped, as in :mod:`.workload`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from experiments.measurements.memory_quality.clock import EntryClock
+from experiments.measurements.memory_quality.mobilerelease_filler import TOOL_FORMATS, ReleaseFiller
+from experiments.measurements.memory_quality.mobilerelease_text import (AGGREGATES, KINDS, ORDER_EVENTS, ORDER_QUESTIONS,
+                                                                        RELEASES, SET_TOPICS, ReleaseKind, fill,
+                                                                        language_of, noise_statement)
+from experiments.measurements.memory_quality.planting import PlacedStatement, placed_items
+from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
+
+__all__ = ["build_mobilerelease"]
+
+
+class _Plan:
+    """Draws the items and their statements (facts, updates, sets, orders, absent facts, distractors)."""
+
+    def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
+        self.shape, self.rng = shape, rng
+        self.turns = shape.sessions * shape.turns
+        self.taken: set[tuple[str, str]] = set()
+        self.values: set[str] = set()
+        self.said: list[PlacedStatement] = []
+        self.items: list[dict[str, object]] = []
+
+    def _fresh(self, make: Callable[..., str], *args: object) -> str:
+        """A value (``make(rng, *args)``) that is no other value and neither holds nor is held by one."""
+        for _ in range(300):
+            value = make(self.rng, *args)
+            if all(value not in v and v not in value for v in self.values):
+                self.values.add(value)
+                return value
+        raise ValueError("the mobile-release generator ran out of distinct values: plant fewer items")
+
+    def _drawn(self, kind: ReleaseKind, subject: str) -> tuple[str, str] | None:
+        """A fresh value of ``kind`` for ``subject`` and, for a decision, a fresh reason (None: none is left)."""
+        try:
+            return self._fresh(kind.value, subject), self._fresh(lambda r: kind.why(r)) if kind.why else ""
+        except ValueError:
+            return None
+
+    def _pair(self, kinds: list[ReleaseKind], subject: str | None = None) -> tuple[ReleaseKind, str] | None:
+        """A kind of ``kinds`` and a subject (``subject`` if given) not yet planted together."""
+        for _ in range(300):
+            kind = self.rng.choice(kinds)
+            candidate = subject or kind.subject(self.rng)
+            if (kind.name, candidate) not in self.taken:
+                self.taken.add((kind.name, candidate))
+                return kind, candidate
+        return None
+
+    def _add(self, **fields: object) -> str:
+        ident = f"mr_{len(self.items):03d}"
+        self.items.append({"id": ident, **fields})
+        return ident
+
+    def _say(self, turn: int, carrier: str, fmt: str, text: str, *items: str) -> None:
+        self.said.append(PlacedStatement(turn, carrier, fmt, text, items))
+
+    def _voice(self) -> tuple[str, str]:
+        """A carrier and format for a remark: the user's pasted thread, or the agent's reply."""
+        return ("user", "chat") if self.rng.random() < 0.5 else ("assistant", "prose")
+
+    def _turn(self, low: int = 0, high: int | None = None) -> int:
+        return self.rng.randrange(low, self.turns if high is None else high)
+
+    def _state(self, kind: ReleaseKind, subject: str, value: str, turn: int, *items: str, why: str = "") -> None:
+        carrier, fmt, template = self.rng.choice(kind.said)
+        self._say(turn, carrier, fmt, fill(template, subject, value, why=why), *items)
+
+    def plan(self) -> None:
+        """Draw every item and distractor of the shape."""
+        shape, rng = self.shape, self.rng
+        updatable = [k for k in KINDS if k.update]
+        for _ in range(shape.updates):
+            pair = self._pair(updatable)
+            if pair is None:
+                break
+            kind, subject = pair
+            old, new = self._fresh(kind.value, subject), self._fresh(kind.value, subject)
+            first = self._turn(0, self.turns - shape.turns)
+            later = self._turn((first // shape.turns + 1) * shape.turns)
+            current = self._add(type="update", kind=kind, subject=subject, answers=(new,), stale=old, ask=kind.ask)
+            before = self._add(type="update_before", kind=kind, subject=subject, answers=(old,), ask=kind.ask_before)
+            self._state(kind, subject, old, first, current, before)
+            self._say(later, *self._voice(), fill(rng.choice(kind.update), subject, new, old), current, before)
+        for _ in range(shape.facts):
+            pair = self._pair(list(KINDS))
+            if pair is None:
+                break
+            kind, subject = pair
+            drawn = self._drawn(kind, subject)
+            if drawn is None:  # this kind's values are used up; the next draw takes another
+                continue
+            value, why = drawn
+            ident = self._add(type="fact", kind=kind, subject=subject, answers=(value, why) if why else (value,), ask=kind.ask)
+            self._state(kind, subject, value, self._turn(), ident, why=why)
+            self._near_miss(kind, subject)
+        for n, topic in enumerate(rng.sample(SET_TOPICS, min(shape.aggregates, len(SET_TOPICS)))):
+            self._aggregate(AGGREGATES[n % len(AGGREGATES)], topic)
+        for _ in range(shape.orders):
+            self._order()
+        for _ in range(shape.absent):
+            self._absent()
+        remarks: set[str] = set()
+        for turn in range(self.turns):
+            for _ in range(int(shape.noise) + (rng.random() < shape.noise % 1)):
+                remark = next((r for r in (noise_statement(rng) for _ in range(50)) if r not in remarks), "")
+                if remark:  # each remark once: a distractor said twice would be one the reader can skip
+                    remarks.add(remark)
+                    self._say(turn, *self._voice(), remark)
+
+    def _near_miss(self, kind: ReleaseKind, subject: str) -> None:
+        """The same kind of another subject, or another kind of the same subject (said, never asked)."""
+        for _ in range(int(self.shape.near_misses) + (self.rng.random() < self.shape.near_misses % 1)):
+            siblings = [k for k in KINDS if k.family is kind.family and k is not kind]
+            if self.rng.random() < 0.5 or not siblings:
+                pair = self._pair([kind])
+            else:
+                pair = self._pair(siblings, subject)
+            if pair is None:
+                continue
+            other_kind, other = pair
+            drawn = self._drawn(other_kind, other)
+            if drawn is not None:  # (no distinct value left for a near miss: it is left out)
+                self._state(other_kind, other, drawn[0], self._turn(), why=drawn[1])
+
+    def _aggregate(self, spec: tuple, topic: str) -> None:
+        """One value of a set per session, all about ``topic``."""
+        kind, make, said, questions = spec
+        values = tuple(self._fresh(lambda r: make(r)) for _ in range(self.shape.sessions))
+        ident = self._add(type="aggregate", kind=kind, subject=topic, answers=values,
+                          questions=tuple(q.replace("{t}", topic) for q in questions))
+        for session, value in enumerate(values):
+            carrier, fmt, template = self.rng.choice(said)
+            turn = self._turn(session * self.shape.turns, (session + 1) * self.shape.turns)
+            self._say(turn, carrier, fmt, template.replace("{t}", topic).replace("{v}", value), ident)
+
+    def _order(self) -> None:
+        """Two events in different sessions: an expedited review of one release, a hotfix branch of another."""
+        rng, shape = self.rng, self.shape
+        a, b = rng.sample(RELEASES, 2)
+        events = [(make, said, release) for (make, said), release in zip(ORDER_EVENTS, (a, b))]
+        rng.shuffle(events)
+        early = rng.randrange(shape.sessions - 1)
+        turns = (self._turn(early * shape.turns, (early + 1) * shape.turns), self._turn((early + 1) * shape.turns))
+        values = [self._fresh(lambda r, m=make: m(r)) for make, _, _ in events]
+        ident = self._add(type="order", kind="mr_event_order", subject=f"{a} / {b}", answers=tuple(values),
+                          questions=tuple(q.replace("{a}", a).replace("{b}", b) for q in ORDER_QUESTIONS))
+        for (_, (carrier, fmt, template), release), value, turn in zip(events, values, turns):
+            self._say(turn, carrier, fmt, fill(template, release, value), ident)
+
+    def _absent(self) -> None:
+        """A kind (with a pattern) and a subject of its family never planted together, each planted with something else."""
+        planted_kinds = {name for name, _ in self.taken}
+        planted_subjects = {s for _, s in self.taken}
+        candidates = [(k, s) for k in KINDS if k.pattern and k.name in planted_kinds
+                      for s in k.family if s in planted_subjects and (k.name, s) not in self.taken]
+        if candidates:
+            kind, subject = self.rng.choice(candidates)
+            self.taken.add((kind.name, subject))
+            self._add(type="absent", kind=kind, subject=subject, answers=(), pattern=kind.pattern, ask=kind.ask)
+
+
+class _Writer:
+    """Writes a release day's turns: the user's request and pasted thread, the agent's tool calls, its reply."""
+
+    def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
+        self.shape, self.rng = shape, rng
+        self.filler = ReleaseFiller(rng)
+        self.clock = EntryClock(rng, 1_767_600_000_000, prefix="mr", spread=0.6)  # a January morning
+
+    def turn(self, said: list[PlacedStatement]) -> list[Entry]:
+        """One turn with ``said`` placed in it (each gets its entry's id)."""
+        rng, filler = self.rng, self.filler
+        users = [s for s in said if s.carrier == "user"]
+        # The user's own lines sit in the pasted thread under their handle, among teammates' lines.
+        lines = filler.opening(rng.randrange(0, 3)) + [f"me: {s.text}" for s in users]
+        user = User(ts=self.clock.tick(120_000), id=self.clock.next_id("u"), content="\n".join(lines))
+        entries: list[Entry] = [user]
+        for s in users:
+            s.entry_id = user.id or ""
+        by_format: dict[str, list[PlacedStatement]] = {}
+        for s in said:
+            if s.carrier == "tool":
+                by_format.setdefault(s.fmt, []).append(s)
+        jobs = list(by_format.items()) + [(rng.choice(TOOL_FORMATS), []) for _ in range(rng.randrange(1, 3))]
+        rng.shuffle(jobs)
+        for fmt, planted in jobs:
+            entries += self._tool(fmt, planted)
+        remarks = [s for s in said if s.carrier == "assistant"]
+        reply = Assistant(ts=self.clock.tick(9_000), id=self.clock.next_id("a"), model="sim-mobile-1",
+                          content="\n\n".join([filler.reply(), *(s.text for s in remarks)]))
+        for s in remarks:
+            s.entry_id = reply.id or ""
+        return [*entries, reply]
+
+    def _tool(self, fmt: str, planted: list[PlacedStatement]) -> list[Entry]:
+        size = max(300, min(16_000, int(self.rng.lognormvariate(math.log(self.shape.tool_median_bytes), 0.8))))
+        name, args, blocks = self.filler.tool(fmt, size)
+        for s in planted:
+            blocks.insert(self.rng.randrange(len(blocks) + 1), s.text)
+        call = ToolCall(ts=self.clock.tick(700), id=self.clock.next_id("c"), name=name, args=args)
+        result = ToolResult(ts=self.clock.tick(2_000), id=self.clock.next_id("r"), call_id=call.id or "", name=name,
+                            content=self.filler.assemble(fmt, blocks))
+        for s in planted:
+            s.entry_id = result.id or ""
+        return [call, result]
+
+
+def build_mobilerelease(shape: WorkloadShape, seed: int) -> Workload:
+    """``shape.sessions`` release days of ``shape.turns`` turns with the shape's items planted, unambiguous only."""
+    plan = _Plan(shape, random.Random(f"aptmem-memory-mobilerelease:{seed}:items"))
+    plan.plan()
+    writer = _Writer(shape, random.Random(f"aptmem-memory-mobilerelease:{seed}:text"))
+    by_turn: dict[int, list[PlacedStatement]] = {}
+    for s in plan.said:
+        by_turn.setdefault(s.turn, []).append(s)
+
+    sessions, turn_of = lay_out(shape, lambda turn: writer.turn(by_turn.get(turn, [])), writer.clock)
+    kept, dropped = unambiguous(placed_items(plan.items, plan.said, turn_of, shape, fill, language_of), sessions)
+    return Workload(sessions=sessions, items=kept, turn_of=turn_of, dropped=dropped,
+                    distractors=sum(1 for s in plan.said if not s.items))
