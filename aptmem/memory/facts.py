@@ -83,6 +83,7 @@ from aptmem.memory.values import KEY_BEFORE as _KEY_BEFORE
 from aptmem.memory.values import SHAPE_WEIGHTS as _SHAPE_WEIGHT
 from aptmem.memory.values import STOP_WORDS as _STOP
 from aptmem.memory.values import attribute as _attribute
+from aptmem.memory.values import changed_from as _changed_from
 from aptmem.memory.values import values as _values
 
 __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form", "same_slot", "snippet", "tokens", "update_target",
@@ -147,7 +148,7 @@ _SPACE = re.compile(r"\s+")
 #: A word with a digit in it (an id, a count, a hash: 4ceac7de): what varies from line to line of one template.
 _VARYING = re.compile(r"[^\s=:,;]*\d[^\s=:,;]*|\(\w[\w.-]*\)")  # ... and a one-word label in parentheses ("(billing)")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
@@ -281,8 +282,9 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
     measured = any(shape == "quantity" for shape, _, _, _ in values)
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
     # statement names a new value of its family beside it: "loaded settings from /srv/x.toml" names one value, and it is current.
+    origins = _changed_from(sentence, values)  # the X of "from X to Y", in any of the languages' orders
     marked = [(start, value, shape) for shape, value, start, end in values
-              if shape != "quantity" and (_OLD_MARK.search(sentence[:start]) or _OLD_AFTER.match(sentence, end))]
+              if shape != "quantity" and (start in origins or _OLD_MARK.search(sentence[:start]) or _OLD_AFTER.match(sentence, end))]
     current = {family(shape) for shape, value, start, _ in values
                if shape != "quantity" and (start, value, shape) not in marked}
     old = [(start, value, shape) for start, value, shape in marked if family(shape) in current]
