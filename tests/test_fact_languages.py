@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from aptmem.memory.facts import Fact, facts_of
+from aptmem.memory.kv_dict import FactRecord, _weights
 from aptmem.memory.statements import Statement, statements
 from aptmem.memory.values import values
 
@@ -81,3 +82,26 @@ def test_keyword_literals_in_code_are_settings_about_the_trailing_comment() -> N
     assert all(s.carrier == "config" and s.subject == "sessions.store" for s in said)
     ttl = facts_of(said[1], by_user=False)
     assert [f.value for f in ttl] == ["300s"]
+
+
+def test_a_decision_said_in_the_form_of_others_keeps_its_weight_and_a_setting_does_not() -> None:
+    def record(shape: str, text: str, subject: str) -> FactRecord:
+        return FactRecord(value=text if shape == "decision" else text.rsplit(" ", 1)[-1], shape=shape, text=text,
+                          subject=[subject], anchors=[], salience=4.0, since=0)
+    decisions = [record("decision", f"for {name} we went with {choice}: it is simpler", name)
+                 for name, choice in (("alpha", "kafka"), ("beta", "redis"), ("gamma", "nats"))]
+    settings = [record("amount", f"the {name} timeout is {value}", name) for name, value in (("alpha", "30s"), ("beta", "45s"), ("gamma", "60s"))]
+    weights = _weights([*decisions, *settings])
+    assert weights[:3] == [r.weight for r in decisions]
+    assert all(w < r.weight for w, r in zip(weights[3:], settings, strict=True))
+
+
+def test_a_japanese_particle_binds_a_value_as_a_copula_does() -> None:
+    bound = _kept("orders.events.v2 のラグが 120,000 件を超えたらページします。")["120,000"]
+    loose = _kept("orders.events.v2 で 120,000 件を超えたらページします。")["120,000"]
+    assert bound.salience > loose.salience
+
+
+def test_a_reading_named_at_a_moment_or_far_from_its_measured_word_is_a_measurement() -> None:
+    assert "78%" not in _kept("Cache hit ratio on the nightly_fx_refresh job is 78% this week.")
+    assert "78%" not in _kept("The hit ratio of the warehouse cache for analysts is 78%.")

@@ -92,6 +92,8 @@ __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$|\]\($"
                         # the copula in German, Spanish, French and Chinese binds as "is" does
                         r"|\b(?:ist|sind|beträgt|es|son|est|sont)\s*$|(?:是|为|為)\s*$"
+                        # Japanese binds with a particle: the topic, the subject or the object ("キーは X", "ラグが N")
+                        r"|[はがを]\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _OLD_MARK = re.compile(r"(?:\b(?:nicht mehr|statt|anstatt|en lugar de|en vez de|ya no|au lieu de|from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
@@ -124,7 +126,7 @@ _NOT_NAMES = frozenset("now example instance course all each both everyone every
                        "me him it one two three some any more most less time today tomorrow yesterday week month year".split())
 _PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Za-z0-9]*\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+|[A-Za-z]")
-_LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
+_LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$|[\u30a0-\u30ff]$")  # a word, a Han or katakana one
 #: What a fact loses when its output states three or more of its kind in the same words, and more per doubling
 #: past three: a row of a 100-line listing (``docker ps``, a metrics CSV) says less than one of three.
 _BULK_PENALTY = 1.5

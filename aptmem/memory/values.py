@@ -148,7 +148,7 @@ _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duratio
                        # ... unless a setting noun follows it: a rate limit, a latency budget, a usage cap are set
                        r"(?!\s+(?:limits?|caps?|budgets?|thresholds?|targets?|quotas?|ceilings?|objectives?|slos?|slas?)\b)"
                        r"|率|耗时|延迟|占用|用时|覆盖率)"
-                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
+                       r"[^.;,，。]{0,40}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
                        # a reading that moved ("coverage dropped to 79%", "p99 rose by 20ms"): where it stands now, not a setting
                        r"|\b(?:dropped|fell|rose|climbed|grew|jumped|spiked|increased|decreased|went (?:up|down))\s+(?:to|by)\s*$"
                        # a peak or a level reached ("peaked at 71568 messages", "hit 95%", "topped out at 3s")
@@ -162,7 +162,10 @@ _FROM_AFTER = re.compile(r"\s*から\s*")
 #: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
 _READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b"
                             # a reading over a span of time ("5.5x over the last hour", "3% in the past day")
-                            r"|\s+(?:over|in|during|for|across) the (?:last|past|previous)\b", re.IGNORECASE)
+                            r"|\s+(?:over|in|during|for|across) the (?:last|past|previous)\b"
+                            # ... or at a moment named ("78% this week", "3.1s today", "40% right now")
+                            r"|\s+(?:this|last) (?:morning|afternoon|evening|week|month|quarter|sprint|run)\b|\s+(?:today|yesterday|tonight|right now|at the moment|so far)\b",
+                            re.IGNORECASE)
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
