@@ -156,6 +156,9 @@ _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
                     r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A pasted chat line's time and speaker ("14:17: jonas: ...", "[09:02] <kim> ..."): who said it and when, not the form
+#: of what was said (one person's lines are no template).
+_SPEAKER = re.compile(r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+(?:<[\w.@-]{1,32}>|@?[\w.-]{1,32}:)\s+")
 #: What is left of a line of values alone once its values are taken out: spaces and separators.
 _VALUES_ONLY = re.compile(r"[\s,;|+-]*")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
@@ -386,7 +389,7 @@ def form(shape: str, text: str, value: str, subject: Collection[str] = ()) -> tu
     """The form a fact was said in: its value's family and the first words of its statement, the value,
     identifiers, words with digits and its ``subject`` left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce
     of lumen-api took ..." are one form; so are the rows "sundial owner check: AI-4" and "corvid owner check: AI-7")."""
-    return family(shape), tuple(_frame_words(text, (value,), subject)[:2])
+    return family(shape), tuple(_frame_words(_SPEAKER.sub("", text), (value,), subject)[:2])
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";
