@@ -105,3 +105,21 @@ def test_a_japanese_particle_binds_a_value_as_a_copula_does() -> None:
 def test_a_reading_named_at_a_moment_or_far_from_its_measured_word_is_a_measurement() -> None:
     assert "78%" not in _kept("Cache hit ratio on the nightly_fx_refresh job is 78% this week.")
     assert "78%" not in _kept("The hit ratio of the warehouse cache for analysts is 78%.")
+
+
+def test_a_flow_mapping_after_a_key_is_about_that_key() -> None:
+    said = list(statements("nightly_export: {timeout: 2h15m, owner: data-team}\n"))
+    assert [s.text for s in said] == ["nightly_export timeout: 2h15m", "nightly_export owner: data-team"]
+
+
+def test_a_plan_line_changed_in_place_and_a_list_literal_are_settings_and_the_literal_beats_its_comment() -> None:
+    said = list(statements('resource "db" {\n  ~ instance_class = "DB_M5_LARGE"  # what orders_api_primary runs on\n'
+                           '  + allowed_cidrs = ["172.20.0.0/16"]\n}\n'))
+    assert [s.carrier for s in said] == ["config", "config"]
+    assert "DB_M5_LARGE" in {f.value for f in facts_of(said[0], by_user=False)}
+    assert "172.20.0.0/16" in {f.value for f in facts_of(said[1], by_user=False)}
+
+
+def test_a_french_or_spanish_limit_binds_its_quantity() -> None:
+    assert "1h30m" in _kept("L'export doit finir en moins de 1h30m après minuit.")
+    assert "250ms" in _kept("La respuesta debe llegar en menos de 250ms para el checkout.")

@@ -74,10 +74,10 @@ _SPACE = re.compile(r"\s+")
 #: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
 _LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
-_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*(?:/[\w.-]+)?["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
+_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*(?:/[\w.-]+)?["']?\s*[=:]\s*("[^"]*"|'[^']*'|\[[^\[\]]*\]|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
                       r"""|^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){1,3}:\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*$""")
 #: A list item's marker (``- ``, ``* ``, ``1. ``, ``• ``) and Markdown emphasis (``**port**``, `` `5432` ``): not part of what is said.
-_LIST_MARK = re.compile(r"^(?:[-+•]|\d{1,2}[.)])\s+(?=\S)")
+_LIST_MARK = re.compile(r"^(?:[-+•~]|\d{1,2}[.)])\s+(?=\S)")  # (~ marks a setting a Terraform plan changes in place)
 _EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
@@ -133,7 +133,7 @@ _COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})\b")
 _SECTION = re.compile(r"^\[([A-Za-z_][\w.-]*)\]$")
 _PARENT = re.compile(r"^-?\s*([A-Za-z_][\w.-]*):$")
 #: A YAML flow mapping (``- {package: dbt-utils, version: "1.3.0"}``): one record of ``key: value`` pairs.
-_FLOW_MAP = re.compile(r"^(?:-\s*)?\{([^{}]+)\}\s*,?$")
+_FLOW_MAP = re.compile(r"^(?:-\s*|([A-Za-z_][\w.-]*):\s*)?\{([^{}]+)\}\s*,?$")  # a key before it names the record
 _FLOW_PAIR = re.compile(r"""^\s*["']?([A-Za-z_][\w.-]*)["']?\s*:\s*("[^"]*"|'[^']*'|[^\s,"']+)\s*$""")
 #: A keyword argument with a literal in a line of code (``config(materialized='incremental', unique_key='id')``): a setting.
 _KWARG = re.compile(r"""(?<![\w.])([A-Za-z_]\w*)\s*=\s*(["'])([^"'\n]{1,120})\2""")
@@ -352,11 +352,11 @@ def _flow_statements(line: str) -> list[Statement]:
     found = _FLOW_MAP.match(line)
     if not found:
         return []
-    pairs = [_FLOW_PAIR.match(part) for part in found.group(1).split(",")]
+    pairs = [_FLOW_PAIR.match(part) for part in found.group(2).split(",")]
     if len(pairs) < 2 or not all(pairs):
         return []
     cells = {m.group(1): m.group(2).strip("\"'") for m in pairs if m}
-    name = next((cells[k] for k in _NAME_KEYS if k in cells), next(iter(cells.values())))
+    name = found.group(1) or next((cells[k] for k in _NAME_KEYS if k in cells), next(iter(cells.values())))
     return [Statement(f"{name} {key}: {value}", "config", name) for key, value in cells.items() if value != name]
 
 

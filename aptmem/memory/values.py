@@ -128,7 +128,8 @@ _SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttl
                    # a threshold: the line a reading must not cross is set ("passes 584,477 messages", "above 2%", "within 11h05m");
                    # a reading that went past one ("took over 45s") is a measurement
                    r"|(?<!took )(?<!ran )(?<!went )(?<!was )(?<!lasted )\b(?:above|below|over|under|exceeds?|exceeding|passes|crosses|beyond|within|"
-                   r"more than|less than|at least|at most|no more than|dépasse|au-delà de|au-dessus de|en dessous de|über|unter|innerhalb von))\s*$", re.IGNORECASE)
+                   r"more than|less than|at least|at most|no more than|dépasse|au-delà de|au-dessus de|en dessous de|en moins de|moins de|plus de|"
+                   r"jusqu'à|über|unter|innerhalb von|en menos de|más de|menos de))\s*$", re.IGNORECASE)
 #: A setting noun just after a quantity names it a setting ("a 2407Mi memory limit", "a 30s timeout", "a 25MB upload cap"):
 #: the words a config or a runbook uses for what is set, not for what was seen.
 _SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quotas?|timeouts?|budgets?|ceilings?|thresholds?|"
@@ -273,10 +274,11 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             word = match.group(1)
             if word.lower() not in _STOP and not _STATE_WORD.search(word.lower()) and len(word) >= 3:
                 found.append(("word", word, match.start(1), match.end(1)))
-    if not found and setting is not None:  # a setting's literal is its value, whatever its shape
+    if setting is not None:  # a setting's literal is its value, whatever its shape (a value in its comment is no reason to drop it)
         literal = setting.group(1).strip("\"'")
-        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS:
-            start = sentence.find(literal, setting.start(1))
+        start = sentence.find(literal, setting.start(1))
+        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS \
+                and not any(s < start + len(literal) and start < e for _, _, s, e in found):
             found.append(("setting", literal, start, start + len(literal)))
     return found
 
