@@ -83,6 +83,7 @@ from aptmem.memory.values import KEY_BEFORE as _KEY_BEFORE
 from aptmem.memory.values import SHAPE_WEIGHTS as _SHAPE_WEIGHT
 from aptmem.memory.values import STOP_WORDS as _STOP
 from aptmem.memory.values import attribute as _attribute
+from aptmem.memory.values import changed_from as _changed_from
 from aptmem.memory.values import values as _values
 
 __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form", "same_slot", "snippet", "tokens", "update_target",
@@ -91,6 +92,8 @@ __all__ = ["FORM_PENALTY", "Fact", "family", "facts_of", "facts_of_entry", "form
 _COPULA_EN = re.compile(r"\b(?:is|are|was|were|be|equals|to|now|becomes|became|at|on)\s*$|\]\($"
                         # the copula in German, Spanish, French and Chinese binds as "is" does
                         r"|\b(?:ist|sind|beträgt|es|son|est|sont)\s*$|(?:是|为|為)\s*$"
+                        # Japanese binds with a particle: the topic, the subject or the object ("キーは X", "ラグが N")
+                        r"|[はがを]\s*$"
                         r"|[:=：]\s*$", re.IGNORECASE)
 _OLD_MARK = re.compile(r"(?:\b(?:nicht mehr|statt|anstatt|en lugar de|en vez de|ya no|au lieu de|from|was|were|instead of|previously|formerly|not|replacing|replaces|supersedes|superseding|in place of|rather than|old|used to be|off|out|swap|retire|drop|forget|ignore|scrap|abandon|discard|stop using|no more|past|beyond|newer than|ahead of)\s*$|(?:从|原来是|原为|不是|以前是|而非|由)\s*$)",
                        re.IGNORECASE)
@@ -123,7 +126,7 @@ _NOT_NAMES = frozenset("now example instance course all each both everyone every
                        "me him it one two three some any more most less time today tomorrow yesterday week month year".split())
 _PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Za-z0-9]*\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+|[A-Za-z]")
-_LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$")
+_LABEL = re.compile(r"([A-Za-z][A-Za-z_-]+)\s+$|[\u4e00-\u9fff]$|[\u30a0-\u30ff]$")  # a word, a Han or katakana one
 #: What a fact loses when its output states three or more of its kind in the same words, and more per doubling
 #: past three: a row of a 100-line listing (``docker ps``, a metrics CSV) says less than one of three.
 _BULK_PENALTY = 1.5
@@ -147,12 +150,15 @@ _SPACE = re.compile(r"\s+")
 #: A word with a digit in it (an id, a count, a hash: 4ceac7de): what varies from line to line of one template.
 _VARYING = re.compile(r"[^\s=:,;]*\d[^\s=:,;]*|\(\w[\w.-]*\)")  # ... and a one-word label in parentheses ("(billing)")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
                     r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A pasted chat line's time and speaker ("14:17: jonas: ...", "[09:02] <kim> ..."): who said it and when, not the form
+#: of what was said (one person's lines are no template).
+_SPEAKER = re.compile(r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+(?:<[\w.@-]{1,32}>|@?[\w.-]{1,32}:)\s+")
 #: What is left of a line of values alone once its values are taken out: spaces and separators.
 _VALUES_ONLY = re.compile(r"[\s,;|+-]*")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
@@ -281,8 +287,9 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
     measured = any(shape == "quantity" for shape, _, _, _ in values)
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
     # statement names a new value of its family beside it: "loaded settings from /srv/x.toml" names one value, and it is current.
+    origins = _changed_from(sentence, values)  # the X of "from X to Y", in any of the languages' orders
     marked = [(start, value, shape) for shape, value, start, end in values
-              if shape != "quantity" and (_OLD_MARK.search(sentence[:start]) or _OLD_AFTER.match(sentence, end))]
+              if shape != "quantity" and (start in origins or _OLD_MARK.search(sentence[:start]) or _OLD_AFTER.match(sentence, end))]
     current = {family(shape) for shape, value, start, _ in values
                if shape != "quantity" and (start, value, shape) not in marked}
     old = [(start, value, shape) for start, value, shape in marked if family(shape) in current]
@@ -382,7 +389,7 @@ def form(shape: str, text: str, value: str, subject: Collection[str] = ()) -> tu
     """The form a fact was said in: its value's family and the first words of its statement, the value,
     identifiers, words with digits and its ``subject`` left out ("Build 3ad9 of onyx-auth took ..." and "Build 94ce
     of lumen-api took ..." are one form; so are the rows "sundial owner check: AI-4" and "corvid owner check: AI-7")."""
-    return family(shape), tuple(_frame_words(text, (value,), subject)[:2])
+    return family(shape), tuple(_frame_words(_SPEAKER.sub("", text), (value,), subject)[:2])
 
 
 #: Shapes one slot's value may take in different statements ("0.0.0.0:31234" and "31234"; "fastapi==0.1.2" and "0.1.2";

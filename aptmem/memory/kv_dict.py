@@ -155,6 +155,10 @@ def _line(record: FactRecord) -> str:
     return line
 
 
+#: Shapes whose value is the whole statement (:mod:`aptmem.memory.stances`).
+_STATEMENT_SHAPES = frozenset({"preference", "decision"})
+
+
 def _weights(records: Sequence[FactRecord]) -> list[float]:
     """Each record's weight, less the more records of the store were said in its form (:func:`~aptmem.memory.facts.form`).
 
@@ -163,7 +167,10 @@ def _weights(records: Sequence[FactRecord]) -> list[float]:
     names = frozenset(word for r in records for name in r.subject for word in tokens(name))
     said = [form(r.shape, r.text, r.value, names) for r in records]
     forms = Counter(said)
-    return [r.weight - FORM_PENALTY * math.log2(forms[f]) for r, f in zip(records, said, strict=True)]
+    # A preference or a decision is its statement: one said in the words of another is still its own (as in
+    # facts_of_entry's bulk rule), not a template a tool keeps printing.
+    return [r.weight - (0.0 if r.shape in _STATEMENT_SHAPES else FORM_PENALTY * math.log2(forms[f]))
+            for r, f in zip(records, said, strict=True)]
 
 
 def render_records(records: Sequence[FactRecord], budget: int, count: Callable[[str], int], recent_share: float,

@@ -74,10 +74,10 @@ _SPACE = re.compile(r"\s+")
 #: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
 _LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
-_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*(?:/[\w.-]+)?["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
+_SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*(?:/[\w.-]+)?["']?\s*[=:]\s*("[^"]*"|'[^']*'|\[[^\[\]]*\]|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
                       r"""|^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){1,3}:\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*$""")
 #: A list item's marker (``- ``, ``* ``, ``1. ``, ``• ``) and Markdown emphasis (``**port**``, `` `5432` ``): not part of what is said.
-_LIST_MARK = re.compile(r"^(?:[-+•]|\d{1,2}[.)])\s+(?=\S)")
+_LIST_MARK = re.compile(r"^(?:[-+•~]|\d{1,2}[.)])\s+(?=\S)")  # (~ marks a setting a Terraform plan changes in place)
 _EMPHASIS = re.compile(r"\*\*|`")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A logfmt line: two or more ``key=value`` pairs and nothing else (``level=info msg="listening" addr=:8443``).
@@ -132,6 +132,13 @@ _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
 _COMMIT = re.compile(r"^commit ([0-9a-f]{7,40})\b")
 _SECTION = re.compile(r"^\[([A-Za-z_][\w.-]*)\]$")
 _PARENT = re.compile(r"^-?\s*([A-Za-z_][\w.-]*):$")
+#: A YAML flow mapping (``- {package: dbt-utils, version: "1.3.0"}``): one record of ``key: value`` pairs.
+_FLOW_MAP = re.compile(r"^(?:-\s*|([A-Za-z_][\w.-]*):\s*)?\{([^{}]+)\}\s*,?$")  # a key before it names the record
+_FLOW_PAIR = re.compile(r"""^\s*["']?([A-Za-z_][\w.-]*)["']?\s*:\s*("[^"]*"|'[^']*'|[^\s,"']+)\s*$""")
+#: A keyword argument with a literal in a line of code (``config(materialized='incremental', unique_key='id')``): a setting.
+_KWARG = re.compile(r"""(?<![\w.])([A-Za-z_]\w*)\s*=\s*(["'])([^"'\n]{1,120})\2""")
+#: The comment that ends a line of code (``  -- model marts.orders``, ``  # the api``): what its settings are about.
+_TRAILING_COMMENT = re.compile(r"\s(?:--|#|//)\s*(\S.*)$")
 
 
 class Statement(msgspec.Struct, frozen=True):
@@ -261,6 +268,10 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
         if value is not _NOT_JSON:
             yield from _json_statements(value)
             continue
+        flow = _flow_statements(stripped)
+        if flow:
+            yield from flow
+            continue
         if _TABLE_ROW.match(stripped):
             cells = [c.strip() for c in stripped.strip("|").split("|")]
             following = lines[number + 1].strip() if number + 1 < len(lines) else ""
@@ -330,9 +341,33 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
         if carrier == "prose" and len(_COLUMN_GAP.split(logged)) >= 4:
             continue  # a row of a column-aligned listing whose header is not in view: cells no column names
         if carrier == "prose" and (not reads_as_prose(logged) or _LOCATED.match(logged)):
+            yield from _keyword_statements(logged)  # a line of code says no sentence, but its keyword literals are settings
             continue  # a line of code, or a grep hit or compiler message (file:line:): not statements
         for sentence in sentences(logged):
             yield Statement(sentence, carrier)
+
+
+def _flow_statements(line: str) -> list[Statement]:
+    """A YAML flow mapping's pairs, each about the record's name (its name-like key's value, else its first value)."""
+    found = _FLOW_MAP.match(line)
+    if not found:
+        return []
+    pairs = [_FLOW_PAIR.match(part) for part in found.group(2).split(",")]
+    if len(pairs) < 2 or not all(pairs):
+        return []
+    cells = {m.group(1): m.group(2).strip("\"'") for m in pairs if m}
+    name = found.group(1) or next((cells[k] for k in _NAME_KEYS if k in cells), next(iter(cells.values())))
+    return [Statement(f"{name} {key}: {value}", "config", name) for key, value in cells.items() if value != name]
+
+
+def _keyword_statements(line: str) -> Iterator[Statement]:
+    """The keyword arguments with a literal of a line of code, each as ``<about> key: literal``, about the identifier
+    its trailing comment names (``unique_key='id'  -- model marts.orders``)."""
+    comment = _TRAILING_COMMENT.search(line)
+    about = comment.group(1).split()[-1].strip(".,;:") if comment else ""
+    for key, _, literal in _KWARG.findall(comment.string[:comment.start()] if comment else line):
+        said = f'"{literal}"' if " " in literal else literal
+        yield Statement(f"{comment.group(1)} {key}: {said}" if comment else f"{key}: {said}", "config", about)
 
 
 def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:

@@ -14,9 +14,9 @@ last hour") and peaks as measurements, setting nouns after a measured word (a ra
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-__all__ = ["BOUND_BY_DEFINITION", "INSTRUCTION", "KEY_AFTER", "KEY_BEFORE", "SHAPE_WEIGHTS", "STOP_WORDS", "attribute", "values"]
+__all__ = ["BOUND_BY_DEFINITION", "changed_from", "INSTRUCTION", "KEY_AFTER", "KEY_BEFORE", "SHAPE_WEIGHTS", "STOP_WORDS", "attribute", "values"]
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
 _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
@@ -29,7 +29,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", re.ASCII), 3.0),
     ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b", re.ASCII), 3.0),
     ("assign", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;'\"]+", re.ASCII), 3.0),
-    ("key", re.compile(r"\b[a-z]{1,10}_[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
+    ("key", re.compile(r"\b[a-z]{1,10}_(?=[a-z]*[0-9A-Z])[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
     ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
     # A merge or pull request, an issue by its number: GitLab's !123, GitHub's #456, "PR 789", "MR #12".
@@ -50,6 +50,10 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("image", re.compile(r"(?<![\w.:/-])[a-z][a-z0-9.-]*(?:/[a-z0-9._-]+)*:(?=[\w.-]*\d)[A-Za-z0-9][\w.-]*(?<![.-])(?![\w:/])", re.ASCII), 3.0),
     # A cron schedule: five fields of digits, stars, steps and ranges, one of them a star.
     ("cron", re.compile(r"(?<![\w*/,-])(?=[^\n]*\*)(?:[\d*][\d*/,-]*\s){4}[\d*][\d*/,-]*(?![\w*/,-])", re.ASCII), 3.0),
+    # A name stamped with its time (an Airflow run id manual__2026-12-11T08:37:07, backup-2024-05-01T02:00:00Z): one id,
+    # before the dates, which would take its stamp alone.
+    ("stamped", re.compile(r"(?<![\w./:@#-])[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*(?:__|[_-])\d{4}-\d{2}-\d{2}"
+                           r"(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w:.-]*\w)", re.ASCII), 3.0),
     # Dates and times: ISO (with a zone or an offset), slashed, month names, a clock time with a zone or am/pm.
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w:])"
                         r"|\b\d{4}/\d{2}/\d{2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b"
@@ -58,7 +62,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
                         r"|(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z][SD]T)\b", re.ASCII), 2.0),
     # A hash standing alone: one inside a dashed name (a pod's parcel-router-1d8e0ac3f-7fe55, silence-4828c134) is part of it.
     ("hex", re.compile(r"(?<![\w.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-]|\.\w)", re.ASCII), 3.0),
-    ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b", re.ASCII), 2.5),
+    # An address with a port, or a network in CIDR notation (10.93.76.0/24): its prefix length is part of it.
+    ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5}|/\d{1,2}(?![\d./]))?\b", re.ASCII), 2.5),
     # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
     ("range", re.compile(r"(?<![\w<>=~^!-])(?:\^|~>?|[<>]=?|!=)\s?v?\d+(?:\.[\w*]+){0,3}(?:,?\s*(?:[<>]=?|!=)\s?\d+(?:\.[\w*]+){0,3})*", re.ASCII), 2.5),
     # A version has a v, three parts or a suffix (v2.1, 1.4.2, 16.6-jammy, v3beta2): a bare "94.0" is a number.
@@ -67,7 +72,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
     # A number with a unit: a size, a duration, a rate, a percentage, a k8s resource quantity (2944Mi, 750m).
     # A setting when a key or a setting word binds it, else a measurement (see _values).
-    ("amount", re.compile(r"(?<![\w.,/-])\d+(?:\.\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
+    ("amount", re.compile(r"(?<![\w.,/-])\d+[dhm](?:\d+(?:h|ms|m|s))+(?![\w%])|(?<![\w.,/-])\d+(?:\.\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
                           r"B|rps|qps|tps|x)(?![\w%])|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b)"
                           r"(?:\s?/\s?(?:s|sec|second|min|minute|h|hour|day)\b|\s(?:per|a) (?:second|minute|hour|day)\b)?"
                           r"|(?<![\w.,/-])\d+(?:\.\d+)?\s?(?:毫秒|秒|分钟|小时|天|周|兆|字节)"
@@ -115,12 +120,24 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
                        r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
 #: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
 #: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
-_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|\b(?:is|are|be)\s+(?:only|just|still|currently)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成)\s*$", re.IGNORECASE)
+_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|\b(?:is|are|be)\s+(?:only|just|still|currently)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成"
+                   # the copula and "to" of French, German and Spanish ("est de 1.52%", "passe à 30s", "auf 45s", "es de 5%")
+                   r"|\b(?:est|sont|sera|ist|sind|beträgt|auf|es|son|será)(?:\s+(?:de|d'|von|à))?|\bà"
+                   # a Japanese topic, object or "from" particle before the value ("SLA は 5h45m", "11h05m から 5h45m に")
+                   r"|[はをが]|から"
+                   # a threshold: the line a reading must not cross is set ("passes 584,477 messages", "above 2%", "within 11h05m");
+                   # a reading that went past one ("took over 45s") is a measurement
+                   r"|(?<!took )(?<!ran )(?<!went )(?<!was )(?<!lasted )\b(?:above|below|over|under|exceeds?|exceeding|passes|crosses|beyond|within|"
+                   r"more than|less than|at least|at most|no more than|dépasse|au-delà de|au-dessus de|en dessous de|en moins de|moins de|plus de|"
+                   r"jusqu'à|über|unter|innerhalb von|en menos de|más de|menos de))\s*$", re.IGNORECASE)
 #: A setting noun just after a quantity names it a setting ("a 2407Mi memory limit", "a 30s timeout", "a 25MB upload cap"):
 #: the words a config or a runbook uses for what is set, not for what was seen.
 _SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quotas?|timeouts?|budgets?|ceilings?|thresholds?|"
                              r"requests?|reservations?|ttl|retention|max(?:imum)?|min(?:imum)?|deadlines?|window)\b"
                              r"|\s*(?:上限|限制|配额|超时)"
+                             # Japanese states what is set after it: the copula, "to" before a verb of setting, "from", a bound
+                             # ("5h45m に短縮", "merchant_uid です", "11h05m から", "584,477 件を超えたら")
+                             r"|\s*(?:です|でした|である|に(?=[\u3040-\u30ff\u4e00-\u9fff])|へ|から|まで|以上|以下|未満|を超)"
                              # a value said to come in or go out ("615 req/s is out, 3604 req/s is in"): one that is set
                              r"|\s+(?:is|are|was)\s+(?:in|out|now|new|live|current|gone|retired|replaced)\b", re.IGNORECASE)
 #: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
@@ -133,7 +150,7 @@ _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duratio
                        # ... unless a setting noun follows it: a rate limit, a latency budget, a usage cap are set
                        r"(?!\s+(?:limits?|caps?|budgets?|thresholds?|targets?|quotas?|ceilings?|objectives?|slos?|slas?)\b)"
                        r"|率|耗时|延迟|占用|用时|覆盖率)"
-                       r"[^.;,，。]{0,24}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
+                       r"[^.;,，。]{0,40}?(?:\b(?:is|was|are|were)\b|是|为|[:=：])\s*$"
                        # a reading that moved ("coverage dropped to 79%", "p99 rose by 20ms"): where it stands now, not a setting
                        r"|\b(?:dropped|fell|rose|climbed|grew|jumped|spiked|increased|decreased|went (?:up|down))\s+(?:to|by)\s*$"
                        # a peak or a level reached ("peaked at 71568 messages", "hit 95%", "topped out at 3s")
@@ -141,11 +158,16 @@ _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duratio
                        r"|(?:涨到|掉到)\s*$", re.IGNORECASE)
 #: "from" before a value and "to" after it: the old and the new value of one change.
 _FROM = re.compile(r"\b(?:from|von|de|desde)\s+$|从\s*$", re.IGNORECASE)
-_TO = re.compile(r"\s*(?:\bto\b|\bauf\b|\ba\b|->|→|=>|改为|改成|到)\s*", re.IGNORECASE)
+_TO = re.compile(r"\s*(?:\bto\b|\bauf\b|\ba\b|à|->|→|=>|改为|改成|到)\s*", re.IGNORECASE)
+#: Japanese says "from" after the old value: "11h05m から 5h45m に".
+_FROM_AFTER = re.compile(r"\s*から\s*")
 #: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
 _READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b"
                             # a reading over a span of time ("5.5x over the last hour", "3% in the past day")
-                            r"|\s+(?:over|in|during|for|across) the (?:last|past|previous)\b", re.IGNORECASE)
+                            r"|\s+(?:over|in|during|for|across) the (?:last|past|previous)\b"
+                            # ... or at a moment named ("78% this week", "3.1s today", "40% right now")
+                            r"|\s+(?:this|last) (?:morning|afternoon|evening|week|month|quarter|sprint|run)\b|\s+(?:today|yesterday|tonight|right now|at the moment|so far)\b",
+                            re.IGNORECASE)
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
@@ -175,6 +197,11 @@ _NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|al
                         r"covers|takes? over|steps? in|(?:has|holds|carries|took|takes) the (?:pager|rota|rotation|shift)|"
                         r"(?:is|are) (?:the |our )?(?:owner|lead|maintainer|contact|point of contact|on-call|DRI|approver|reviewer|assignee|"
                         r"sponsor|decider|responsible person|tech lead))\b")
+#: A snake_case name of two parts (tenant_uid, loaded_at): a column's, a field's or a table's name, a value only when a
+#: word binds it ("dedupes on tenant_uid", "the key is merchant_uid", "キーは merchant_uid です"): too often a key itself.
+_PAIRED_SYMBOL = re.compile(r"(?<![\w./:@#-])[a-z][a-z0-9]*_[a-z0-9]+(?![\w/@(]|[.-]\w)", re.ASCII)
+_BINDS_BEFORE = re.compile(r"(?:\b(?:is|are|was|on|by|to|as|be|est|ist|es|sur|par|auf|en)|[=:：]|[はをが])\s*[\"'`]?$", re.IGNORECASE)
+_BINDS_AFTER = re.compile(r"[\"'`]?\s*(?:です|でした|である|に(?=[\u3040-\u30ff\u4e00-\u9fff]))")
 #: Literals that say no more than on or off.
 _PLAIN_LITERALS = frozenset("true false yes no on off none null auto default enabled disabled".split())
 
@@ -224,6 +251,12 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken[start:end] = b"\x01" * (end - start)
             found.append((shape, value, start, end))
+    for match in _PAIRED_SYMBOL.finditer(sentence):
+        start, end = match.span()
+        if 1 in taken[start:end] or _KEY_AFTER.match(sentence, end):
+            continue
+        if _BINDS_BEFORE.search(sentence, max(0, start - 16), start) or _BINDS_AFTER.match(sentence, end):
+            found.append(("symbol", match.group(0), start, end))
     _from_to(sentence, found)
     if not found:
         for match in _NAME_AFTER.finditer(sentence):
@@ -241,25 +274,47 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
             word = match.group(1)
             if word.lower() not in _STOP and not _STATE_WORD.search(word.lower()) and len(word) >= 3:
                 found.append(("word", word, match.start(1), match.end(1)))
-    if not found and setting is not None:  # a setting's literal is its value, whatever its shape
+    if setting is not None:  # a setting's literal is its value, whatever its shape (a value in its comment is no reason to drop it)
         literal = setting.group(1).strip("\"'")
-        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS:
-            start = sentence.find(literal, setting.start(1))
+        start = sentence.find(literal, setting.start(1))
+        if len(literal) >= 2 and literal.lower() not in _PLAIN_LITERALS \
+                and not any(s < start + len(literal) and start < e for _, _, s, e in found):
             found.append(("setting", literal, start, start + len(literal)))
     return found
 
 
-def _from_to(sentence: str, found: list[tuple[str, str, int, int]]) -> None:
-    """A quantity said as where a setting came from ("from 4.51Gi to 3.77Gi", "von 30s auf 45s") is the setting's old
-    value, of its shape: the change names both, and a reading would not be changed."""
+def _pairs(sentence: str, found: Sequence[tuple[str, str, int, int]]) -> Iterator[tuple[int, int]]:
+    """(old, new) indexes into ``found`` of each "from X to Y" the sentence says: "from 4.51Gi to 3.77Gi", "von 30s auf
+    45s", "de 710,825 à 558,328", "11h05m から 5h45m に" (Japanese says "from" after the old value)."""
     starts = {start: index for index, (_, _, start, _) in enumerate(found)}
-    for index, (shape, value, start, end) in enumerate(found):
-        if shape != "quantity" or not _FROM.search(sentence, max(0, start - 12), start):
+    for index, (_, _, start, end) in enumerate(found):
+        after = _FROM_AFTER.match(sentence, end)
+        if after is not None:
+            new = starts.get(after.end())
+        elif _FROM.search(sentence, max(0, start - 12), start):
+            to = _TO.match(sentence, end)
+            new = starts.get(to.end()) if to else None
+        else:
             continue
-        to = _TO.match(sentence, end)
-        new = starts.get(to.end()) if to else None
-        if new is not None and found[new][0] == "amount":
-            found[index] = ("amount", value, start, end)
+        if new is not None:
+            yield index, new
+
+
+def _from_to(sentence: str, found: list[tuple[str, str, int, int]]) -> None:
+    """The two values of one change are of one kind: a quantity said as where a setting came from or went to ("from
+    4.51Gi to 3.77Gi", "de 710,825 à 558,328 messages") takes the setting's shape, as a reading would not be changed."""
+    for old, new in list(_pairs(sentence, found)):
+        (old_shape, *_), (new_shape, *_) = found[old], found[new]
+        if (old_shape == "quantity") != (new_shape == "quantity"):
+            shape = new_shape if old_shape == "quantity" else old_shape
+            for index in (old, new):
+                _, value, start, end = found[index]
+                found[index] = (shape, value, start, end)
+
+
+def changed_from(sentence: str, found: Sequence[tuple[str, str, int, int]]) -> set[int]:
+    """The starts of the values the sentence names as where a change came from (the X of "from X to Y")."""
+    return {found[old][2] for old, _ in _pairs(sentence, found)}
 
 
 def attribute(sentence: str, start: int, subject: Sequence[str]) -> str:
