@@ -8,7 +8,10 @@ measurement (shape ``quantity``, which no keeper stores) when it is merely repor
 :func:`attribute` names the key that binds a value in a structured statement. Issue 14's second pass added
 time windows (``Sat 02:00-04:00 UTC``), merge/pull request numbers (``!123``, ``#456``, ``PR 789``), snake_case
 symbols of three parts, "from X to Y" (the old value takes the new one's shape), readings over a span ("5x over the
-last hour") and peaks as measurements, setting nouns after a measured word (a rate *limit* is set).
+last hour") and peaks as measurements, setting nouns after a measured word (a rate *limit* is set). The third pass added
+compound durations (``5h45m``), names stamped with a time (``manual__2026-12-11T08:37:07``), CIDR networks, thresholds
+("passes N", "above N", "within N", "en moins de N"), the copulas of French, German and Spanish and the particles of
+Japanese as binders, "from X to Y" in either language order (``X から Y に``), and two-part snake_case names a word binds.
 """
 
 from __future__ import annotations
