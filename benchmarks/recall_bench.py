@@ -51,6 +51,7 @@ VARIANTS = {
     "fts_xl": (("fts",), False, "fts_xl", "chunks"),
     "wordllama": (("hybrid_rrf",), False, "wordllama", "chunks"),
     "hybrid": (("fts",), False, "hybrid", "chunks"),  # fts's table, reordered by embeddings at query time
+    "hybrid_union": (("hybrid_rrf",), False, "hybrid_union", "chunks"),  # fts and wordllama tables, united before the rerank
     "hybrid_rrf": (("hybrid_rrf",), False, "hybrid_rrf", "chunks"),
     "use": (("hybrid_use",), False, "use", "chunks"),
     "hybrid_use": (("hybrid_use",), False, "hybrid_use", "chunks"),

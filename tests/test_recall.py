@@ -366,3 +366,14 @@ def test_pack_does_not_show_a_block_opener_apart_from_the_line_it_names() -> Non
     result = pack("How much memory does sundial get?", hits, 1024)
     assert "… sundial: › memory: 3604Mi" in result.text, result.text
     assert "… sundial:\n" not in result.text, "the opener alone says nothing its next line does not"
+
+
+def test_pack_shows_the_line_holding_the_asked_value_beside_the_line_that_names_it() -> None:
+    # A git log pasted among settings: the message names the subject, the hash is two lines above it.
+    settings_lines = "\n".join(f"  option_{i}: {'on' if i % 2 else 'off'}" for i in range(60))
+    text = f"{settings_lines}\ncommit 1a967c640ddb\nAuthor: ci-bot <ci@example.invalid>\n\n    fjord: stop retrying on 4xx\n{settings_lines}"
+    hits = [Hit(session_id="s", entry_id="log", level="l3", kind="chunk", score=2.0, text=text)]
+    shown = pack("Which commit stops fjord retrying on 4xx?", hits, 1024).text
+    assert "commit 1a967c640ddb" in shown and shown.index("1a967c640ddb") < shown.index("fjord: stop retrying"), shown
+    # A question that asks for no type of value shows the line alone.
+    assert "1a967c640ddb" not in pack("Does fjord stop retrying on 4xx?", hits, 1024).text

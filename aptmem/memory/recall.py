@@ -4,7 +4,8 @@ recall index (:mod:`aptmem.recall`) finds for the current turn.
 * ``l2_sessions``: L2 records only (each session's title, times, working memory, latest summary);
 * ``l3_keyword``: L2 and L3 chunks of every entry, by SQLite FTS5 (no extra dependency);
 * ``l3_embed``: the same records by meaning (WordLlama embeddings, extra ``recall-embed``);
-* ``l3_hybrid``: the keyword ranking with its best records reordered by meaning (engine ``hybrid``);
+* ``l3_hybrid``: the keyword candidates and the records nearest in meaning, united before the keyword
+  rerank (engine ``hybrid_union``);
 * ``l3_keyword_facts``, ``l3_embed_facts``, ``l3_hybrid_facts``: the L3 variant of extracted facts
   (single statements) instead of raw chunks.
 

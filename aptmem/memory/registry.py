@@ -66,10 +66,10 @@ MEMORY_STRATEGIES: dict[str, Callable[..., MemoryStrategy]] = {
     "l2_sessions": lambda: RecallMemory(name="l2_sessions", level="l2"),
     "l3_keyword": lambda: RecallMemory(name="l3_keyword", engine="fts"),
     "l3_embed": lambda: RecallMemory(name="l3_embed", engine="wordllama"),
-    "l3_hybrid": lambda: RecallMemory(name="l3_hybrid", engine="hybrid"),
+    "l3_hybrid": lambda: RecallMemory(name="l3_hybrid", engine="hybrid_union"),
     "l3_keyword_facts": lambda: RecallMemory(name="l3_keyword_facts", engine="fts", facts=True, l3="facts"),
     "l3_embed_facts": lambda: RecallMemory(name="l3_embed_facts", engine="wordllama", facts=True, l3="facts"),
-    "l3_hybrid_facts": lambda: RecallMemory(name="l3_hybrid_facts", engine="hybrid", facts=True, l3="facts"),
+    "l3_hybrid_facts": lambda: RecallMemory(name="l3_hybrid_facts", engine="hybrid_union", facts=True, l3="facts"),
 }
 
 

@@ -29,6 +29,7 @@ import msgspec
 from aptmem.errors import NotASessionError
 from aptmem.recall.abstain import abstain
 from aptmem.recall.analyze import query_tokens
+from aptmem.recall.answer_type import asked_types, holds_type
 from aptmem.recall.engines import DEFAULT_ENGINE
 from aptmem.recall.headings import JOIN, headings, shape
 from aptmem.recall.index import COMMIT_SECONDS, RecallIndex, file_token
@@ -84,7 +85,23 @@ def _pieces(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _ranked_pieces(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
+#: How many pieces before or after an excerpt line a line holding the asked value may be (see :func:`_ranked_pieces`).
+VALUE_REACH = 3
+
+
+def _value_near(pieces: Sequence[tuple[str, str]], position: int, types: tuple[str, ...]) -> int | None:
+    """The position of the piece nearest ``position`` (within :data:`VALUE_REACH`, the earlier of two as near)
+    that holds a value of one of ``types``; None when the piece itself holds one, or none near does."""
+    if not types or holds_type(types, pieces[position][1]):
+        return None
+    for distance in range(1, VALUE_REACH + 1):
+        for near in (position - distance, position + distance):
+            if 0 <= near < len(pieces) and holds_type(types, pieces[near][1]):
+                return near
+    return None
+
+
+def _ranked_pieces(text: str, terms: Sequence[str], types: tuple[str, ...] = ()) -> list[tuple[int, str]]:
     """(position, shown line) of the pieces of ``text`` that hold any of ``terms``, most terms first, then in text order.
 
     A term matches as a substring of the lowercased piece or its heading (so a stem matches its
@@ -93,6 +110,13 @@ def _ranked_pieces(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
     heading), only the first is kept (the rows of one listing that all name the subject say it
     once; the lines of one YAML block differ in form). A shown line is the piece after its
     heading, marked with ``…``.
+
+    ``types`` (the answer types the question asks for, :func:`~aptmem.recall.answer_type.asked_types`):
+    a line that holds the question's terms but no value of those types is shown with the nearest
+    line that holds one (within :data:`VALUE_REACH` pieces), in text order: a statement often puts
+    its value on a line of its own, a commit's hash above its message, a key's value below the key
+    that names it (memory-quality independent workload, seeds 200-201 at 8k: 12 questions whose evidence
+    was shown, its message line without the commit line above it).
     """
     pieces = _pieces(text)
     wanted = [t for t in terms if len(t) >= 2]
@@ -111,7 +135,12 @@ def _ranked_pieces(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
         said.add(row)
         # Terms weigh by their length, a cheap stand-in for specificity (as in abstain.coverage): a
         # line naming the subject goes before a listing's header that holds one relation word.
-        scored.append((-sum(map(len, held)), position, _MARK + (f"{heading}{JOIN}{piece}" if heading else piece)))
+        shown = _MARK + (f"{heading}{JOIN}{piece}" if heading else piece)
+        near = _value_near(pieces, position, types)
+        if near is not None:
+            value = _MARK + pieces[near][1]
+            shown = f"{value}\n{shown}" if near < position else f"{shown}\n{value}"
+        scored.append((-sum(map(len, held)), position, shown))
     return [(position, line) for _, position, line in sorted(scored)]
 
 
@@ -223,6 +252,7 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
     """
     estimator = estimator or get_estimator("medium")
     terms = query_tokens(question)
+    types = asked_types(question)
     share = max(MIN_TEXT_TOKENS, int(budget * HIT_SHARE))
     whole = max(MIN_TEXT_TOKENS, int(budget * WHOLE_SHARE))
     head = f"Recalled for: {question}"
@@ -236,7 +266,7 @@ def pack(question: str, hits: Sequence[Hit], budget: int, estimator: Estimator |
         if estimator.count(hit.text) <= whole:  # a few lines: shown whole
             candidates = [(0, hit.text)]
         else:  # the lines that answer, or the start of the text when none does
-            candidates = _ranked_pieces(hit.text, terms) or [(0, _shorten(hit.text, share, estimator))]
+            candidates = _ranked_pieces(hit.text, terms, types) or [(0, _shorten(hit.text, share, estimator))]
         blocks.append(_Block(rank, hit, [c for c in candidates if c[1]]))
     # A summary restates its history (a rolling summary carries old statements forward) and stands
     # at the time it was written: shown there, a value it repeats reads as said after the entries

@@ -15,6 +15,8 @@ name               what                                                  needs
                    the two rankings fused (RRF)
 ``hybrid``         ``fts``, its best 10 reordered by WordLlama's cosine  extra ``recall-embed``
                    of each record's closest line or sentence
+``hybrid_union``   ``fts``'s candidates and ``wordllama``'s 10 nearest,  extra ``recall-embed``
+                   fused (RRF) before ``fts``'s coverage rerank
 ``hybrid_rrf``     ``fts`` + ``wordllama``, reciprocal rank fusion       extra ``recall-embed``
 ``hybrid_use``     ``fts`` + ``use``, reciprocal rank fusion             extra ``recall-multilingual``
 =================  ====================================================  =========================
@@ -30,7 +32,7 @@ from aptmem.recall.engines.crosslingual import CrossLingualEngine
 from aptmem.recall.engines.dense_rerank import DenseRerankEngine
 from aptmem.recall.engines.embed import UseEmbedder, WordLlamaEmbedder, embedding_engine
 from aptmem.recall.engines.fts import fts_bigram, fts_plain, fts_trigram
-from aptmem.recall.engines.hybrid import HybridEngine
+from aptmem.recall.engines.hybrid import HybridEngine, UnionEngine
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "Resolve", "Engine", "Filter", "InstallSize", "get_engine", "install_size"]
 
@@ -49,6 +51,7 @@ ENGINES: dict[str, Callable[[Resolve], Engine]] = {
     "use": lambda resolve: embedding_engine(UseEmbedder),
     "hybrid": lambda resolve: DenseRerankEngine("hybrid", resolve("fts"), WordLlamaEmbedder, WordLlamaEmbedder.requires,
                                                 WordLlamaEmbedder.extra),
+    "hybrid_union": lambda resolve: UnionEngine("hybrid_union", resolve("fts"), resolve("wordllama")),
     "hybrid_rrf": lambda resolve: HybridEngine("hybrid_rrf", [resolve("fts"), resolve("wordllama")]),
     "hybrid_use": lambda resolve: HybridEngine("hybrid_use", [resolve("fts"), resolve("use")]),
 }

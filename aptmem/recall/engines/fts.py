@@ -248,20 +248,28 @@ class Fts5Engine:
         """BM25-ranked matches of the question's terms among the records ``where`` allows.
 
         When ``match`` gives several queries (the question as asked and expanded), each ranks its
-        top :data:`~aptmem.recall.engines.hybrid.DEPTH` and the rankings are fused by :func:`comb_sum`.
+        top :data:`~aptmem.recall.engines.hybrid.DEPTH` and the rankings are fused by :func:`comb_sum`;
+        with ``rerank``, the best are then reordered by coverage (:meth:`reranked`).
         """
-        queries = self._match(db, question, self._counts)
         wanted = max(k, RERANK_DEPTH) if self.rerank else k
+        return self.reranked(db, question, self.candidates(db, question, wanted, where))[:k]
+
+    def candidates(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
+        """The ``k`` best records by BM25 (the queries' rankings fused), before any rerank."""
+        queries = self._match(db, question, self._counts)
         if len(queries) == 1:
-            ranked = self._scored(db, queries[0], wanted, where, wanted)
-        else:
-            depth = max(wanted, DEPTH)
-            ranked = comb_sum([self._scored(db, q, depth, where, wanted) for q in queries], wanted)
-        if self.rerank and len(ranked) > 1:
-            head = [doc_id for doc_id, _ in ranked[:RERANK_DEPTH]]
-            bodies = dict(db.execute(f"SELECT rowid, body FROM {self.table} WHERE rowid IN ({','.join('?' * len(head))})", head))
-            ranked = rerank(question, ranked, bodies)
-        return ranked[:k]
+            return self._scored(db, queries[0], k, where, k)
+        depth = max(k, DEPTH)
+        return comb_sum([self._scored(db, q, depth, where, k) for q in queries], k)
+
+    def reranked(self, db: sqlite3.Connection, question: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """``ranked`` (best first) with its head reordered by coverage (:func:`~aptmem.recall.rerank.rerank`)
+        when this engine reranks; as it is otherwise."""
+        if not self.rerank or len(ranked) < 2:
+            return ranked
+        head = [doc_id for doc_id, _ in ranked[:RERANK_DEPTH]]
+        bodies = dict(db.execute(f"SELECT rowid, body FROM {self.table} WHERE rowid IN ({','.join('?' * len(head))})", head))
+        return rerank(question, ranked, bodies)
 
     def _scored(self, db: sqlite3.Connection, query: Query, k: int, where: Filter, enough: int) -> list[tuple[int, float]]:
         """The best ``k`` records of ``query`` that ``where`` allows; of its wider query when pruning left
