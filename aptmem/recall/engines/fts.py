@@ -259,8 +259,10 @@ class Fts5Engine:
             ranked = comb_sum([self._scored(db, q, depth, where, wanted) for q in queries], wanted)
         if self.rerank and len(ranked) > 1:
             head = [doc_id for doc_id, _ in ranked[:RERANK_DEPTH]]
-            bodies = dict(db.execute(f"SELECT rowid, body FROM {self.table} WHERE rowid IN ({','.join('?' * len(head))})", head))
-            ranked = rerank(question, ranked, bodies)
+            rows = db.execute(f"SELECT f.rowid, f.body, d.kind FROM {self.table} f JOIN docs d ON d.doc_id = f.rowid "
+                              f"WHERE f.rowid IN ({','.join('?' * len(head))})", head).fetchall()
+            # A compaction summary restates the history (rerank.RESTATED_PENALTY).
+            ranked = rerank(question, ranked, {r[0]: r[1] for r in rows}, frozenset(r[0] for r in rows if r[2] == "summary"))
         return ranked[:k]
 
     def _scored(self, db: sqlite3.Connection, query: Query, k: int, where: Filter, enough: int) -> list[tuple[int, float]]:
