@@ -20,18 +20,17 @@ Concepts weigh by what they are in the question (:mod:`aptmem.recall.question`):
 identifier's part, a word no dictionary has: the subject, as a rule) counts :data:`NAME_WEIGHT`,
 a word of a phrasal verb ("check out") :data:`PHRASAL_WEIGHT`, any other 1.
 
-Coverage is counted within a *passage*, not over the whole record: a fact is written in one line
-(a log line, a chat message, a ``path: value`` line, a sentence on a line of its own), read
-under the record's first line (its title, the command, the file) and the line just before it (a
-heading, a ``# services/x/Dockerfile`` comment, the key a YAML value nests under). A long record
-(a pasted channel, a block of log lines, a compaction summary listing the facts of twenty
-entries) otherwise covers the subject in one line and the relation in another and outranks the
-one line that states both (:func:`passages`). A record of at most three lines is one passage.
-
-A *restatement* (a compaction summary: it repeats lines of the history it summarizes) counts
-:data:`RESTATED_PENALTY` concepts less: the entry that said the fact is the evidence, and a
-rolling summary repeats the same lines compaction after compaction (at an 8k window a
-session of 130 entries had 45 summaries, most of them near copies of each other, filling the top 5).
+A *restatement* (a compaction summary: it repeats lines of the history it summarizes) is ranked
+by what one of its passages covers, not the whole record, and counts :data:`RESTATED_PENALTY`
+concepts less. Its lines come from different entries, so a summary of twenty entries covers the
+subject in one line and the relation in another by accident and outranks the one entry that
+states both; and the entry that said the fact is the evidence, where a rolling summary repeats the
+same lines compaction after compaction (at an 8k window a session of 130 entries had 45
+summaries, most of them near copies of each other, filling the top 5). A passage
+(:func:`passages`) is a line read under the record's first line and the line just before it (a
+heading, a ``# file`` comment, the key a value nests under). Counting every record's coverage by
+passage instead lost 10 points of the recall benchmark's blind splits (a fact's record there names
+the relation in its code or its other lines), so an entry keeps its whole-record coverage.
 
 The answer asked for is one concept more (:mod:`aptmem.recall.answer_type`): a question that asks
 for a value of a type (an address, a route, a branch, a commit, a ticket, a version, a
@@ -93,9 +92,9 @@ DERIVED_WEIGHT = 0.5
 
 #: What a restatement (a compaction summary, see the module docstring) loses of its coverage: one
 #: concept, so it outranks the entry it repeats only when it covers more of the question. Measured
-#: in the memory-quality benchmark (l3_keyword, seeds 200-201, every development generator, 8k /
-#: 128k windows, recall@5 template mean with passages): penalty 0 / 0.5 / 1 / 2 gave 78.2 / 82.2 /
-#: 84.4 / 84.5 at 8k; 1 is the smallest that closes the gap to 128k (84.8).
+#: in the memory-quality benchmark (l3_keyword, seeds 200-201, the 7 development generators, mean
+#: recall@5 of template questions at 8k, with every record's coverage by passage): penalty 0 / 0.5
+#: / 1 / 2 gave 78.2 / 82.2 / 84.4 / 84.5 (128k: 84.8 at 1); 1 is the smallest that closes the gap.
 RESTATED_PENALTY = 1.0
 
 #: A concept: the words that cover it (English words and their inflections, Chinese words of one
@@ -270,11 +269,11 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
     """``ranked`` (best first, positive scores) with its top :data:`RERANK_DEPTH` reordered by coverage, then by score.
 
     ``bodies`` maps a record to its indexed text, ``restated`` names the records that restate others
-    (compaction summaries). A record's coverage is that of its best passage (:func:`passages`):
-    the weighted count of the question's concepts it covers, plus one when it holds a value of an
-    answer type the question asks for, or :data:`ANY_VALUE` when the question asks for none and it
-    holds a value of any type (see the module docstring); less :data:`RESTATED_PENALTY` for a
-    restatement. Its new score is its coverage plus its score over the best score (in (0, 1]),
+    (compaction summaries). A record's coverage is the weighted count of the question's concepts
+    it covers, plus one when it holds a value of an answer type the question asks for, or
+    :data:`ANY_VALUE` when the question asks for none and it holds a value of any type (see the
+    module docstring); a restatement's is that of its best passage (:func:`passages`), less
+    :data:`RESTATED_PENALTY`. Its new score is its coverage plus its score over the best score (in (0, 1]),
     below the reordered ones for the rest, so scores still fall with the rank.
     """
     concept_list, weights = _weighted_concepts(question)
@@ -288,7 +287,10 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
     def valued(text: str, words: frozenset[str]) -> bool:
         return holds_type(types, text, words) if types else holds_any(text, words)
 
-    def coverage(body: str) -> float:
+    def coverage(body: str, derived: bool) -> float:
+        if not derived:
+            words, stemmed = _record_words(body)
+            return _weighted(concept_list, weights, words, stemmed) + (bonus if valued(body, words) else 0.0)
         counted = sorted(((_weighted(concept_list, weights, *_record_words(p)), p) for p in passages(body)),
                          key=lambda item: -item[0])
         best = 0.0
@@ -298,7 +300,10 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
             best = max(best, count + (bonus if valued(passage, _record_words(passage)[0]) else 0.0))
         return best
 
-    head = [(doc_id, coverage(bodies.get(doc_id, "")) - (RESTATED_PENALTY if doc_id in restated else 0.0) + score / top)
+    def restatement(doc_id: int) -> float:
+        return RESTATED_PENALTY if doc_id in restated else 0.0
+
+    head = [(doc_id, coverage(bodies.get(doc_id, ""), doc_id in restated) - restatement(doc_id) + score / top)
             for doc_id, score in ranked[:RERANK_DEPTH]]
     head.sort(key=lambda item: -item[1])
     return head + [(doc_id, score / top) for doc_id, score in ranked[RERANK_DEPTH:]]
