@@ -13,7 +13,7 @@ from aptmem.entries import ToolCall, User
 from aptmem.jsonl_store import JsonlStore
 from aptmem.recall.analyze import index_tokens
 from aptmem.recall.api import open_index
-from aptmem.recall.rerank import RERANK_DEPTH, concepts, covered, rerank, weighted_coverage
+from aptmem.recall.rerank import RERANK_DEPTH, RESTATED_PENALTY, concepts, covered, passages, rerank, weighted_coverage
 
 
 def test_a_concept_is_covered_by_a_synonym_an_inflection_or_all_bigrams_of_a_chinese_word() -> None:
@@ -81,3 +81,41 @@ def test_a_word_of_the_question_covers_by_its_stem_less_than_by_itself() -> None
     question = "which installers does kestrel-api ship"
     assert weighted_coverage(question, index_tokens("kestrel-api installers")) > weighted_coverage(
         question, index_tokens("kestrel-api installation")) > weighted_coverage(question, index_tokens("kestrel-api"))
+
+
+def test_a_restatement_is_covered_by_one_passage_not_across_its_lines() -> None:
+    question = "what is the rate limit of ferryman"
+    # A summary's lines come from different entries: the subject in one, the relation words in others.
+    scattered = "\n".join(["Summary of the conversation so far", "- ferryman pods restarted twice", "- noemi: brb",
+                           "- the rate of errors fell", "- limit the blast radius first"])
+    stated = "\n".join(["Summary of the conversation so far", "- noemi: brb",
+                        "- the gateway rate limit of ferryman is 1308 req/s", "- ok"])
+    bodies = {1: index_tokens(scattered), 2: index_tokens(stated)}
+    assert [i for i, _ in rerank(question, [(1, 9.0), (2, 5.0)], bodies, frozenset({1, 2}))] == [2, 1]
+    # An entry keeps its whole-record coverage (BM25 breaks the tie here).
+    assert [i for i, _ in rerank(question, [(1, 9.0), (2, 5.0)], bodies)] == [1, 2]
+    # Its heading travels with a line: the subject named by a file comment, the value on the line below.
+    assert "docker ps\n# services/zephyr/Dockerfile\nFROM python:3.12-slim" in passages(
+        "docker ps\na1b2 redis\n# services/zephyr/Dockerfile\nFROM python:3.12-slim\nWORKDIR /src")
+    assert passages("one line\nand another") == ("one line\nand another",)
+
+
+def test_a_summary_repeating_a_better_summarys_line_ranks_below_the_entry_that_said_it() -> None:
+    question = "where does zendesk_connector land its files"
+    line = "Stage for zendesk_connector points at gs://landing/zendesk_connector/v6/"
+    first = index_tokens(f"Summary of the conversation so far\n- retry 2 of 3\n- {line}\n- task exited")
+    later = index_tokens(f"Summary of the conversation so far\n- retry 3 of 3\n- {line}\n- task exited")
+    entry = index_tokens(f"Pasting the thread\n[14:50] me: sandbox took 566s\n{line}\n[14:51] ok")
+    ranked = [(1, 9.5), (2, 9.4), (3, 6.0)]
+    bodies = {1: first, 2: later, 3: entry}
+    assert [i for i, _ in rerank(question, ranked, bodies)] == [1, 2, 3]  # none named a restatement: BM25 breaks the tie
+    out = rerank(question, ranked, bodies, frozenset({1, 2}))
+    assert [i for i, _ in out] == [3, 1, 2]  # the entry first, then the first summary, then its copy
+    score = dict(out)
+    assert score[1] - score[2] > RESTATED_PENALTY  # the copy lost a concept (their BM25 shares differ by 0.01)
+    assert [s for _, s in out] == sorted((s for _, s in out), reverse=True)
+    # A copy that covers more of the question than the entry still comes before it.
+    richer = index_tokens("Summary\n- zendesk_connector lands its files in gs://landing/zendesk_connector/v6/")
+    poorer = index_tokens("Pasting the thread\nzendesk_connector sync is slow\nnothing else\nok")
+    out = rerank(question, [(1, 5.0), (2, 4.0), (3, 9.0)], {1: richer, 2: richer, 3: poorer}, frozenset({1, 2}))
+    assert [i for i, _ in out][0] == 1

@@ -268,8 +268,10 @@ class Fts5Engine:
         if not self.rerank or len(ranked) < 2:
             return ranked
         head = [doc_id for doc_id, _ in ranked[:RERANK_DEPTH]]
-        bodies = dict(db.execute(f"SELECT rowid, body FROM {self.table} WHERE rowid IN ({','.join('?' * len(head))})", head))
-        return rerank(question, ranked, bodies)
+        rows = db.execute(f"SELECT f.rowid, f.body, d.kind FROM {self.table} f JOIN docs d ON d.doc_id = f.rowid "
+                          f"WHERE f.rowid IN ({','.join('?' * len(head))})", head).fetchall()
+        # A compaction summary restates the history (rerank.RESTATED_PENALTY).
+        return rerank(question, ranked, {r[0]: r[1] for r in rows}, frozenset(r[0] for r in rows if r[2] == "summary"))
 
     def _scored(self, db: sqlite3.Connection, query: Query, k: int, where: Filter, enough: int) -> list[tuple[int, float]]:
         """The best ``k`` records of ``query`` that ``where`` allows; of its wider query when pruning left
