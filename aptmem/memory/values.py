@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from aptmem.memory.compound import compounds
+
 __all__ = ["BOUND_BY_DEFINITION", "changed_from", "INSTRUCTION", "KEY_AFTER", "KEY_BEFORE", "SHAPE_WEIGHTS", "STOP_WORDS", "attribute", "values"]
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
@@ -105,6 +107,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("kv", re.compile(r"(?<![\w.-])[a-z][a-z0-9_.]*=(?P<v>[^\s,;'\"&=]{2,})", re.ASCII), 2.5),
 )
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
+#: A token of no known shape, found by its build (:mod:`aptmem.memory.compound`): below the shapes that name what it is.
+_SHAPE_WEIGHT["compound"] = 2.5
 #: A short number a key binds ("replicas: 5"): kept, but below every distinctive shape (such settings are many).
 _SHAPE_WEIGHT["count"] = 1.5
 #: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
@@ -254,6 +258,14 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken[start:end] = b"\x01" * (end - start)
             found.append((shape, value, start, end))
+    for start, end in compounds(sentence):
+        # A token no shape explained whole (the shapes matched pieces of it, or nothing): one value of its own build.
+        inside = [v for v in found if v[2] < end and start < v[3]]
+        if any(v[2] < start or v[3] > end or (v[2], v[3]) == (start, end) for v in inside) or _KEY_AFTER.match(sentence, end):
+            continue
+        found[:] = [v for v in found if v not in inside]
+        taken[start:end] = b"\x01" * (end - start)
+        found.append(("compound", sentence[start:end], start, end))
     for match in _PAIRED_SYMBOL.finditer(sentence):
         start, end = match.span()
         if 1 in taken[start:end] or _KEY_AFTER.match(sentence, end):
