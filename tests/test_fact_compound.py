@@ -42,3 +42,26 @@ def test_a_shape_that_explains_the_whole_token_keeps_it() -> None:
     shapes = {value: shape for shape, value, _, _ in values("the image is ghcr.io/acme/api:2.4.1 and OPS-4821 tracks it")}
     assert shapes.get("OPS-4821") == "ticket"
     assert "compound" not in shapes.values()
+
+
+def _facts(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(f.value, f.subject) for st in statements(text) for f in facts_of(st, by_user=False)]
+
+
+def test_a_setting_line_is_about_the_name_its_comment_gives() -> None:
+    found = _facts("env:\n  BUCKET_NAME: media-eu-7   # Orchard uploads\n  BUCKET_NAME: media-us-2   # Quarry")
+    assert ("media-eu-7", ("bucket_name", "orchard")) in found
+    assert any(value == "media-us-2" and "quarry" in subject for value, subject in found)
+
+
+def test_a_call_literal_built_like_a_key_is_a_value_of_the_code_line() -> None:
+    assert any(v == "ff_dark_mode_v2" for v, _ in _facts('    if (toggles.on("ff_dark_mode_v2")) {  // settings screen'))
+    assert not _facts('    print("done")  # finish')  # a word is no key
+
+
+def test_korean_from_to_and_decision() -> None:
+    changed = [f for st in statements("캐시 TTL 을 40s 에서 90s 로 늘렸습니다") for f in facts_of(st, by_user=True)]
+    assert [(f.value, f.replaces) for f in changed] == [("90s", "40s")]
+    decided = [f.shape for st in statements("로그 저장소는 Loki 로 정했어요. 이유: 이미 Grafana 를 씁니다.")
+               for f in facts_of(st, by_user=True)]
+    assert decided == ["decision"]
