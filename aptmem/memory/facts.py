@@ -150,7 +150,7 @@ _SPACE = re.compile(r"\s+")
 #: A word with a digit in it (an id, a count, a hash: 4ceac7de): what varies from line to line of one template.
 _VARYING = re.compile(r"[^\s=:,;]*\d[^\s=:,;]*|\(\w[\w.-]*\)")  # ... and a one-word label in parentheses ("(billing)")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選|정했|결정|선택|채택|하기로"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
@@ -373,6 +373,13 @@ def facts_of_entry(entry: Entry, order: int = 0, *, max_facts: int = 12) -> Iter
     found = [msgspec.structs.replace(f, salience=f.salience - _BULK_PENALTY - _BULK_PER_DOUBLING * math.log2(shapes[sig] / 3))
              if shapes[sig] >= 3 and f.shape not in ("preference", "decision") else f
              for f, sig in zip(found, signatures, strict=True)]
+    # A value the output says again and again takes one place among its facts, not many: its repeats would push out
+    # the one line that says something once.
+    best: dict[str, int] = {}
+    for index, fact in enumerate(found):
+        if fact.value not in best or fact.salience > found[best[fact.value]].salience:
+            best[fact.value] = index
+    found = [found[i] for i in sorted(best.values())]
     if len(found) > max_facts:
         keep = sorted(range(len(found)), key=lambda i: -found[i].salience)[:max_facts]
         found = [found[i] for i in sorted(keep)]

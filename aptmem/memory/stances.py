@@ -3,7 +3,7 @@ with its reason ("going with Redis streams because we already run Redis").
 
 :func:`stance` names which a sentence is, by its structure: a preference word, or a decision word (a verb of
 choosing, a noun that names what a meeting settled) beside a reason (a causal word, or the explanation a colon or
-a dash sets after the choice), in English, Chinese, Japanese, German, Spanish and French.
+a dash sets after the choice), in English, Chinese, Japanese, Korean, German, Spanish and French.
 """
 
 from __future__ import annotations
@@ -29,13 +29,15 @@ _DECISION = re.compile(
     r"decidimos|decidido|decidió|acordamos|acordado|elegimos|decisión|décidé|décidée|décision|retenu|choisi)\b"
     r"|决定|选择了|选定|采用|改用|定下|定了|就定|定成|定为|拍板|胜出|最终用"
     # Japanese: decided, adopted, chose ("X は Y に決めました", "採用しました", "選びました")
-    r"|決め|決定|決ま|採用|選び|選択|選定|にしました",
+    r"|決め|決定|決ま|採用|選び|選択|選定|にしました"
+    # Korean: decided, chose, adopted, "we'll go with" ("X 로 정했어요", "결정했습니다", "채택", "하기로 했어요")
+    r"|정했|정하기로|결정|선택했|채택|하기로\s?했",
     re.IGNORECASE,
 )
 #: A reason: a causal word, or the explanation a colon or a dash sets after the choice ("X won: it is faster").
 _REASON = re.compile(r"\b(?:because|since|so that|as it|due to|given that|to avoid|thanks to|which means|weil|denn|porque|ya que|"
                      r"puesto que|parce que|puisque)\b|[:：;；—–]\s*\S"
-                     r"|因为|由于|为了|以免|以便|原因是|理由|ため[、，,]|ので", re.IGNORECASE)
+                     r"|因为|由于|为了|以免|以便|原因是|理由|ため[、，,]|ので|이유|때문에|위해|왜냐하면", re.IGNORECASE)
 
 
 def stance(sentence: str) -> str:

@@ -67,9 +67,10 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
               "key", "title", "subject", "component", "env", "environment", "branch", "user", "owner")
 #: How many statements one JSON document may give (a huge listing gives its unusual ones first).
 _MAX_JSON_STATEMENTS = 64
-_WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
+#: A word: Latin letters, a Han character, a run of Hangul syllables (Korean spaces its words) or of kana.
+_WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]|[\uac00-\ud7a3]+|[\u3040-\u30ff]{2,}")
 #: A sentence that opens by giving a reason (of the sentence before it).
-_REASON_OPENS = re.compile(r"(?:reason|why|rationale|because|grund|weil|motivo|porque|raison|parce que|原因|理由)\b\s*[:：,]?", re.IGNORECASE)
+_REASON_OPENS = re.compile(r"(?:reason|why|rationale|because|grund|weil|motivo|porque|raison|parce que|原因|理由|이유|왜냐하면)\b\s*[:：,]?", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 #: A grep hit or a compiler message (src/x.py:12:), not a logfmt line whose time stamp has colons (ts=2024-06-03T08:14:55Z).
 _LOCATED = re.compile(r"^[^\s=]+:\d+:")
@@ -138,6 +139,11 @@ _FLOW_PAIR = re.compile(r"""^\s*["']?([A-Za-z_][\w.-]*)["']?\s*:\s*("[^"]*"|'[^'
 #: A keyword argument with a literal in a line of code (``config(materialized='incremental', unique_key='id')``): a setting.
 _KWARG = re.compile(r"""(?<![\w.])([A-Za-z_]\w*)\s*=\s*(["'])([^"'\n]{1,120})\2""")
 #: The comment that ends a line of code (``  -- model marts.orders``, ``  # the api``): what its settings are about.
+#: A setting line's trailing comment that opens with a name, in a few words ("ALIAS: k-12  # Kestrel upload key"):
+#: the thing the setting is for, as people annotate a config's lines.
+_NAMED_COMMENT = re.compile(r"\s(?:#|//)\s*([A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)(?:\s+[\w.-]+){0,3}\s*$")
+#: A call whose one argument is a literal built like a key (parts joined by ``_ - . :`` or with a digit): not a word.
+_CALL_LITERAL = re.compile(r"""([A-Za-z_][\w.]*)\(\s*(["'])((?=[^"'\s]*[_.:\d-])[A-Za-z0-9][\w.:-]{2,119})\2\s*\)""")
 _TRAILING_COMMENT = re.compile(r"\s(?:--|#|//)\s*(\S.*)$")
 
 
@@ -335,6 +341,9 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
         if carrier == "prose" and _SETTING.match(logged):
             # key = literal, as config files, .env and YAML say a value; under a section, about it
             owner, path = _owner(parents)
+            named = _NAMED_COMMENT.search(logged)
+            if named:  # ... or about the name its own comment gives it: the line is more specific than its block
+                owner = named.group(1)
             said = f"{path}.{logged}" if path else logged
             yield Statement(f"{owner} {said}" if owner else logged, "config", owner)
             continue
@@ -368,6 +377,9 @@ def _keyword_statements(line: str) -> Iterator[Statement]:
     for key, _, literal in _KWARG.findall(comment.string[:comment.start()] if comment else line):
         said = f'"{literal}"' if " " in literal else literal
         yield Statement(f"{comment.group(1)} {key}: {said}" if comment else f"{key}: {said}", "config", about)
+    if comment:  # a call's one literal argument (flags.isEnabled("ff_x")  // what it guards): a key the code names
+        for callee, _, literal in _CALL_LITERAL.findall(line[:comment.start()]):
+            yield Statement(f"{comment.group(1)} {callee.rsplit('.', 1)[-1]}: {literal}", "config", about)
 
 
 def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:

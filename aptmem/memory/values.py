@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from aptmem.memory.compound import compounds
+
 __all__ = ["BOUND_BY_DEFINITION", "changed_from", "INSTRUCTION", "KEY_AFTER", "KEY_BEFORE", "SHAPE_WEIGHTS", "STOP_WORDS", "attribute", "values"]
 
 #: Value shapes, most distinctive first, with the weight of a value of that shape.
@@ -105,6 +107,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("kv", re.compile(r"(?<![\w.-])[a-z][a-z0-9_.]*=(?P<v>[^\s,;'\"&=]{2,})", re.ASCII), 2.5),
 )
 _SHAPE_WEIGHT = {name: weight for name, _, weight in _SHAPES}
+#: A token of no known shape, found by its build (:mod:`aptmem.memory.compound`): below the shapes that name what it is.
+_SHAPE_WEIGHT["compound"] = 2.5
 #: A short number a key binds ("replicas: 5"): kept, but below every distinctive shape (such settings are many).
 _SHAPE_WEIGHT["count"] = 1.5
 #: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
@@ -141,6 +145,9 @@ _SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quota
                              # Japanese states what is set after it: the copula, "to" before a verb of setting, "from", a bound
                              # ("5h45m に短縮", "merchant_uid です", "11h05m から", "584,477 件を超えたら")
                              r"|\s*(?:です|でした|である|に(?=[\u3040-\u30ff\u4e00-\u9fff])|へ|から|まで|以上|以下|未満|を超)"
+                             # Korean too: the particle of a value set or moved to, the one it came from, a copula
+                             # ("13.9% 로 넓혔습니다", "38.9% 에서", "v2 입니다")
+                             r"|\s*(?:으로|로|에서|부터|입니다|이에요|예요)(?=[\s.,]|$)"
                              # a value said to come in or go out ("615 req/s is out, 3604 req/s is in"): one that is set
                              r"|\s+(?:is|are|was)\s+(?:in|out|now|new|live|current|gone|retired|replaced)\b", re.IGNORECASE)
 #: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
@@ -163,7 +170,8 @@ _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duratio
 _FROM = re.compile(r"\b(?:from|von|de|desde)\s+$|从\s*$", re.IGNORECASE)
 _TO = re.compile(r"\s*(?:\bto\b|\bauf\b|\ba\b|à|->|→|=>|改为|改成|到)\s*", re.IGNORECASE)
 #: Japanese says "from" after the old value: "11h05m から 5h45m に".
-_FROM_AFTER = re.compile(r"\s*から\s*")
+#: ... and so does Korean ("38.9% 에서 13.9% 로").
+_FROM_AFTER = re.compile(r"\s*(?:から|에서|부터)\s*")
 #: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
 _READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b"
                             # a reading over a span of time ("5.5x over the last hour", "3% in the past day")
@@ -254,6 +262,14 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 shape = "quantity"  # "took 45s", "p99 480ms": reported, not set
             taken[start:end] = b"\x01" * (end - start)
             found.append((shape, value, start, end))
+    for start, end in compounds(sentence):
+        # A token no shape explained whole (the shapes matched pieces of it, or nothing): one value of its own build.
+        inside = [v for v in found if v[2] < end and start < v[3]]
+        if any(v[2] < start or v[3] > end or (v[2], v[3]) == (start, end) for v in inside) or _KEY_AFTER.match(sentence, end):
+            continue
+        found[:] = [v for v in found if v not in inside]
+        taken[start:end] = b"\x01" * (end - start)
+        found.append(("compound", sentence[start:end], start, end))
     for match in _PAIRED_SYMBOL.finditer(sentence):
         start, end = match.span()
         if 1 in taken[start:end] or _KEY_AFTER.match(sentence, end):
