@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
@@ -33,7 +32,8 @@ from experiments.measurements.memory_quality.dataplatform_filler import TOOL_FOR
 from experiments.measurements.memory_quality.dataplatform_text import (AGGREGATES, INCIDENTS, KINDS, MODELS, ORDER_EVENTS,
                                                                        ORDER_QUESTIONS, PIPELINES, PlatformKind, fill,
                                                                        language_of, rough)
-from experiments.measurements.memory_quality.planting import PlacedStatement, placed_items
+from experiments.measurements.memory_quality.planner import Planner
+from experiments.measurements.memory_quality.planting import placed_items
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_dataplatform"]
@@ -44,49 +44,12 @@ _ME = "me"
 _KINDS = KINDS
 
 
-class _Draw:
+class _Draw(Planner):
     """Draws the items and every statement: facts, updates, sets, orders, absent facts and distractors."""
 
     def __init__(self, shape: WorkloadShape, rng: random.Random, filler: DataFiller) -> None:
-        self.shape, self.rng, self.filler = shape, rng, filler
-        self.turns = shape.sessions * shape.turns
-        self.together: set[tuple[str, str]] = set()  # (kind, subject) said together
-        self.values: set[str] = set()
-        self.said: list[PlacedStatement] = []
-        self.items: list[dict[str, object]] = []
-
-    def _value(self, make: Callable[..., str], *args: object) -> str | None:
-        """A value of ``make(rng, *args)`` that holds no other value and is held by none (None: none left)."""
-        for _ in range(300):
-            value = make(self.rng, *args)
-            if all(value not in v and v not in value for v in self.values):
-                self.values.add(value)
-                return value
-        return None
-
-    def _pair(self, kinds: list[PlatformKind], subject: str | None = None) -> tuple[PlatformKind, str] | None:
-        for _ in range(300):
-            kind = self.rng.choice(kinds)
-            chosen = subject or kind.subject(self.rng)
-            if (kind.name, chosen) not in self.together:
-                self.together.add((kind.name, chosen))
-                return kind, chosen
-        return None
-
-    def _item(self, **fields: object) -> str:
-        ident = f"dp_{len(self.items):03d}"
-        self.items.append({"id": ident, **fields})
-        return ident
-
-    def _put(self, turn: int, carrier: str, fmt: str, text: str, *items: str) -> None:
-        self.said.append(PlacedStatement(turn, carrier, fmt, text, items))
-
-    def _turn(self, low: int = 0, high: int | None = None) -> int:
-        return self.rng.randrange(low, self.turns if high is None else high)
-
-    def _state(self, kind: PlatformKind, subject: str, value: str, turn: int, *items: str, why: str = "") -> None:
-        carrier, fmt, template = self.rng.choice(kind.said)
-        self._put(turn, carrier, fmt, fill(template, subject, value, why=why), *items)
+        super().__init__(shape, rng, prefix="dp", name="data-platform", fill=fill)
+        self.filler = filler
 
     def run(self) -> None:
         """Draw every item and distractor of the shape."""
@@ -104,7 +67,7 @@ class _Draw:
         for turn in range(self.turns):
             for _ in range(int(shape.noise) + (rng.random() < shape.noise % 1)):
                 carrier = rng.choice(("user", "assistant"))
-                self._put(turn, carrier, "chat" if carrier == "user" else "prose", self.filler.noise())
+                self._say(turn, carrier, "chat" if carrier == "user" else "prose", self.filler.noise())
 
     def _update(self) -> None:
         pair = self._pair([k for k in KINDS if k.update])
@@ -117,11 +80,11 @@ class _Draw:
         # The first value in any day but the last; the new one in a later day, said by someone in passing.
         first = self._turn(0, self.turns - self.shape.turns)
         later = self._turn((first // self.shape.turns + 1) * self.shape.turns)
-        current = self._item(type="update", kind=kind, subject=subject, answers=(new,), stale=old, ask=kind.ask)
-        before = self._item(type="update_before", kind=kind, subject=subject, answers=(old,), ask=kind.ask_before)
+        current = self._add(type="update", kind=kind, subject=subject, answers=(new,), stale=old, ask=kind.ask)
+        before = self._add(type="update_before", kind=kind, subject=subject, answers=(old,), ask=kind.ask_before)
         self._state(kind, subject, old, first, current, before)
         carrier = self.rng.choice(("user", "assistant"))
-        self._put(later, carrier, "chat" if carrier == "user" else "prose",
+        self._say(later, carrier, "chat" if carrier == "user" else "prose",
                   fill(self.rng.choice(kind.update), subject, new, old), current, before)
 
     def _fact(self) -> None:
@@ -133,13 +96,13 @@ class _Draw:
         why = self._value(kind.why, subject) if kind.why else ""
         if value is None or why is None:
             return
-        ident = self._item(type="fact", kind=kind, subject=subject, answers=(value, why) if why else (value,), ask=kind.ask)
+        ident = self._add(type="fact", kind=kind, subject=subject, answers=(value, why) if why else (value,), ask=kind.ask)
         self._state(kind, subject, value, self._turn(), ident, why=why)
         said_roughly = rough(kind.name, value)
         if said_roughly and self.rng.random() < 0.7:  # the value from memory, in another turn (a distractor)
             carrier = self.rng.choice(("user", "assistant"))
             template = self.rng.choice(("if I remember right, {s} sits at {r}", "{s}: {r}, more or less, last time I looked"))
-            self._put(self._turn(), carrier, "chat" if carrier == "user" else "prose",
+            self._say(self._turn(), carrier, "chat" if carrier == "user" else "prose",
                       template.replace("{s}", subject).replace("{r}", said_roughly))
         self._near_misses(kind, subject)
 
@@ -166,11 +129,11 @@ class _Draw:
         if any(v is None for v in values):
             return
         asked = tuple(q.replace("{t}", incident) for q in questions)
-        ident = self._item(type="aggregate", kind=kind, subject=incident, answers=tuple(values), questions=asked)
+        ident = self._add(type="aggregate", kind=kind, subject=incident, answers=tuple(values), questions=asked)
         for day, value in enumerate(values):
             carrier, fmt, template = self.rng.choice(said)
             turn = self._turn(day * self.shape.turns, (day + 1) * self.shape.turns)
-            self._put(turn, carrier, fmt, template.replace("{t}", incident).replace("{v}", str(value)), ident)
+            self._say(turn, carrier, fmt, template.replace("{t}", incident).replace("{v}", str(value)), ident)
 
     def _order(self) -> None:
         """A table's schema frozen and a DAG's key rotated, on different days (which came first is drawn)."""
@@ -184,24 +147,24 @@ class _Draw:
         early = rng.randrange(shape.sessions - 1)
         turns = (self._turn(early * shape.turns, (early + 1) * shape.turns), self._turn((early + 1) * shape.turns))
         asked = tuple(q.replace("{a}", table).replace("{b}", dag) for q in ORDER_QUESTIONS)
-        ident = self._item(type="order", kind="dp_event_order", subject=f"{table} / {dag}",
+        ident = self._add(type="order", kind="dp_event_order", subject=f"{table} / {dag}",
                            answers=tuple(str(v) for v, _, _ in events), questions=asked)
         for (value, (carrier, fmt, template), subject), turn in zip(events, turns):
-            self._put(turn, carrier, fmt, fill(template, subject, str(value)), ident)
+            self._say(turn, carrier, fmt, fill(template, subject, str(value)), ident)
 
     def _absent(self) -> None:
         """A kind with a pattern and a subject of its family, each said with something else, never together."""
-        planted = {name for name, _ in self.together}
+        planted = {name for name, _ in self.taken}
         candidates = sorted((k.name, s) for k in KINDS if k.pattern and k.name in planted
-                            for s in sorted({s for _, s in self.together})
-                            if (k.name, s) not in self.together
-                            and any(kk.subject is k.subject and (kk.name, s) in self.together for kk in KINDS))
+                            for s in sorted({s for _, s in self.taken})
+                            if (k.name, s) not in self.taken
+                            and any(kk.subject is k.subject and (kk.name, s) in self.taken for kk in KINDS))
         if not candidates:
             return
         name, subject = self.rng.choice(candidates)
         kind = next(k for k in KINDS if k.name == name)
-        self.together.add((name, subject))
-        self._item(type="absent", kind=kind, subject=subject, answers=(), pattern=kind.pattern, ask=kind.ask)
+        self.taken.add((name, subject))
+        self._add(type="absent", kind=kind, subject=subject, answers=(), pattern=kind.pattern, ask=kind.ask)
 
 
 class _Day:

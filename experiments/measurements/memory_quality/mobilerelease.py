@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
@@ -37,31 +36,18 @@ from experiments.measurements.memory_quality.mobilerelease_filler import TOOL_FO
 from experiments.measurements.memory_quality.mobilerelease_text import (AGGREGATES, KINDS, ORDER_EVENTS, ORDER_QUESTIONS,
                                                                         RELEASES, SET_TOPICS, ReleaseKind, fill,
                                                                         language_of, noise_statement)
-from experiments.measurements.memory_quality.planting import PlacedStatement, placed_items
+from experiments.measurements.memory_quality.planner import Planner
+from experiments.measurements.memory_quality.planting import placed_items
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_mobilerelease"]
 
 
-class _Plan:
+class _Plan(Planner):
     """Draws the items and their statements (facts, updates, sets, orders, absent facts, distractors)."""
 
     def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
-        self.shape, self.rng = shape, rng
-        self.turns = shape.sessions * shape.turns
-        self.taken: set[tuple[str, str]] = set()
-        self.values: set[str] = set()
-        self.said: list[PlacedStatement] = []
-        self.items: list[dict[str, object]] = []
-
-    def _fresh(self, make: Callable[..., str], *args: object) -> str:
-        """A value (``make(rng, *args)``) that is no other value and neither holds nor is held by one."""
-        for _ in range(300):
-            value = make(self.rng, *args)
-            if all(value not in v and v not in value for v in self.values):
-                self.values.add(value)
-                return value
-        raise ValueError("the mobile-release generator ran out of distinct values: plant fewer items")
+        super().__init__(shape, rng, prefix="mr", name="mobile-release", fill=fill)
 
     def _drawn(self, kind: ReleaseKind, subject: str) -> tuple[str, str] | None:
         """A fresh value of ``kind`` for ``subject`` and, for a decision, a fresh reason (None: none is left)."""
@@ -69,35 +55,6 @@ class _Plan:
             return self._fresh(kind.value, subject), self._fresh(lambda r: kind.why(r)) if kind.why else ""
         except ValueError:
             return None
-
-    def _pair(self, kinds: list[ReleaseKind], subject: str | None = None) -> tuple[ReleaseKind, str] | None:
-        """A kind of ``kinds`` and a subject (``subject`` if given) not yet planted together."""
-        for _ in range(300):
-            kind = self.rng.choice(kinds)
-            candidate = subject or kind.subject(self.rng)
-            if (kind.name, candidate) not in self.taken:
-                self.taken.add((kind.name, candidate))
-                return kind, candidate
-        return None
-
-    def _add(self, **fields: object) -> str:
-        ident = f"mr_{len(self.items):03d}"
-        self.items.append({"id": ident, **fields})
-        return ident
-
-    def _say(self, turn: int, carrier: str, fmt: str, text: str, *items: str) -> None:
-        self.said.append(PlacedStatement(turn, carrier, fmt, text, items))
-
-    def _voice(self) -> tuple[str, str]:
-        """A carrier and format for a remark: the user's pasted thread, or the agent's reply."""
-        return ("user", "chat") if self.rng.random() < 0.5 else ("assistant", "prose")
-
-    def _turn(self, low: int = 0, high: int | None = None) -> int:
-        return self.rng.randrange(low, self.turns if high is None else high)
-
-    def _state(self, kind: ReleaseKind, subject: str, value: str, turn: int, *items: str, why: str = "") -> None:
-        carrier, fmt, template = self.rng.choice(kind.said)
-        self._say(turn, carrier, fmt, fill(template, subject, value, why=why), *items)
 
     def plan(self) -> None:
         """Draw every item and distractor of the shape."""

@@ -25,38 +25,24 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
 from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.oncall_text import (AGGREGATES, INCIDENTS, ORDER_EVENTS, ORDER_QUESTIONS,
                                                                  SERVICES, IncidentKind, OncallFiller, _KINDS, fill,
                                                                  language_of, noise_statement)
-from experiments.measurements.memory_quality.planting import PlacedStatement, placed_items
+from experiments.measurements.memory_quality.planner import Planner
+from experiments.measurements.memory_quality.planting import placed_items
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_oncall"]
 
 
-class _Plan:
+class _Plan(Planner):
     """Draws the items and their statements (facts, updates, sets, orders, absent facts, distractors)."""
 
     def __init__(self, shape: WorkloadShape, rng: random.Random) -> None:
-        self.shape, self.rng = shape, rng
-        self.turns = shape.sessions * shape.turns
-        self.taken: set[tuple[str, str]] = set()
-        self.values: set[str] = set()
-        self.said: list[PlacedStatement] = []
-        self.items: list[dict[str, object]] = []
-
-    def _fresh(self, make: Callable[..., str], *args: object) -> str:
-        """A value (``make(rng, *args)``) that is no other value and neither holds nor is held by one."""
-        for _ in range(300):
-            value = make(self.rng, *args)
-            if all(value not in v and v not in value for v in self.values):
-                self.values.add(value)
-                return value
-        raise ValueError("the on-call generator ran out of distinct values: plant fewer items")
+        super().__init__(shape, rng, prefix="oc", name="on-call", fill=fill)
 
     def _value_and_why(self, kind: IncidentKind, subject: str) -> tuple[str, str] | None:
         """A fresh value of ``kind`` for ``subject`` and, for a decision, a fresh reason (None: none is left)."""
@@ -64,35 +50,6 @@ class _Plan:
             return self._fresh(kind.value, subject), self._fresh(kind.why) if kind.why else ""
         except ValueError:
             return None
-
-    def _pair(self, kinds: list[IncidentKind], subject: str | None = None) -> tuple[IncidentKind, str] | None:
-        """A kind of ``kinds`` and a subject (``subject`` if given) not yet planted together."""
-        for _ in range(300):
-            kind = self.rng.choice(kinds)
-            candidate = subject or kind.subject(self.rng)
-            if (kind.name, candidate) not in self.taken:
-                self.taken.add((kind.name, candidate))
-                return kind, candidate
-        return None
-
-    def _add(self, **fields: object) -> str:
-        ident = f"oc_{len(self.items):03d}"
-        self.items.append({"id": ident, **fields})
-        return ident
-
-    def _say(self, turn: int, carrier: str, fmt: str, text: str, *items: str) -> None:
-        self.said.append(PlacedStatement(turn, carrier, fmt, text, items))
-
-    def _voice(self) -> tuple[str, str]:
-        """A carrier and format for a remark: the user in the channel, or the agent in its reply."""
-        return ("user", "chat") if self.rng.random() < 0.5 else ("assistant", "prose")
-
-    def _turn(self, low: int = 0, high: int | None = None) -> int:
-        return self.rng.randrange(low, self.turns if high is None else high)
-
-    def _state(self, kind: IncidentKind, subject: str, value: str, turn: int, *items: str, why: str = "") -> None:
-        carrier, fmt, template = self.rng.choice(kind.said)
-        self._say(turn, carrier, fmt, fill(template, subject, value, why=why), *items)
 
     def plan(self) -> None:
         """Draw every item and distractor of the shape."""
