@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol
 
 from aptmem.recall.engines.base import Engine, Filter
 from aptmem.recall.records import Doc
 
-__all__ = ["HybridEngine", "NEIGHBOURS", "RRF_K", "DEPTH", "UnionEngine", "rrf"]
+__all__ = ["CandidateEngine", "HybridEngine", "NEIGHBOURS", "RRF_K", "DEPTH", "UnionEngine", "rrf"]
 
 RRF_K = 60
 #: How deep each part ranks before fusing.
@@ -81,6 +81,19 @@ class HybridEngine:
 NEIGHBOURS = 10
 
 
+class CandidateEngine(Engine, Protocol):
+    """A keyword engine whose candidate generation and rerank can be called apart (:class:`UnionEngine` puts
+    other candidates between them)."""
+
+    def candidates(self, db: sqlite3.Connection, question: str, k: int, where: Filter) -> list[tuple[int, float]]:
+        """The ``k`` best records before any rerank, best first."""
+        ...
+
+    def reranked(self, db: sqlite3.Connection, question: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """``ranked`` (best first) reordered by the engine's rerank."""
+        ...
+
+
 class UnionEngine:
     """Keyword candidates and an embedding's nearest records, united *before* the keyword rerank.
 
@@ -92,11 +105,11 @@ class UnionEngine:
     :data:`NEIGHBOURS` nearest records are fused by :func:`rrf` first, so a record both find, or
     one the embedding puts near the top, is in the head the rerank orders by the question's
     concepts (a record about another subject that is merely close in meaning covers few).
-    ``keyword`` is an :class:`~aptmem.recall.engines.fts.Fts5Engine` (its ``candidates`` and
-    ``reranked``), ``neighbours`` any engine.
+    ``keyword`` is a :class:`CandidateEngine` (:class:`~aptmem.recall.engines.fts.Fts5Engine`), ``neighbours``
+    any engine.
     """
 
-    def __init__(self, name: str, keyword: Any, neighbours: Engine, depth: int = NEIGHBOURS) -> None:
+    def __init__(self, name: str, keyword: CandidateEngine, neighbours: Engine, depth: int = NEIGHBOURS) -> None:
         self.name = name
         self.keyword, self.neighbours, self.depth = keyword, neighbours, depth
         self.components = tuple(dict.fromkeys((*keyword.components, *neighbours.components)))
