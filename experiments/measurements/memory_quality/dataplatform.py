@@ -26,14 +26,14 @@ from __future__ import annotations
 import math
 import random
 
-from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from aptmem.entries import Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.dataplatform_filler import TOOL_FORMATS, DataFiller
 from experiments.measurements.memory_quality.dataplatform_text import (AGGREGATES, INCIDENTS, KINDS, MODELS, ORDER_EVENTS,
                                                                        ORDER_QUESTIONS, PIPELINES, PlatformKind, fill,
                                                                        language_of, rough)
 from experiments.measurements.memory_quality.planner import Planner
-from experiments.measurements.memory_quality.planting import placed_items
+from experiments.measurements.memory_quality.planting import PlacedStatement, agent_reply, placed_items, tool_jobs
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_dataplatform"]
@@ -191,20 +191,9 @@ class _Day:
         entries: list[Entry] = [user]
         for s in chat + prose:
             s.entry_id = user.id or ""
-        by_format: dict[str, list[PlacedStatement]] = {}
-        for s in said:
-            if s.carrier == "tool":
-                by_format.setdefault(s.fmt, []).append(s)
-        jobs = list(by_format.items()) + [(rng.choice(TOOL_FORMATS), []) for _ in range(rng.randrange(1, 4))]
-        rng.shuffle(jobs)
-        for fmt, planted in jobs:
+        for fmt, planted in tool_jobs(said, TOOL_FORMATS, (1, 4), rng):
             entries += self._tool(fmt, planted)
-        remarks = [s for s in said if s.carrier == "assistant"]
-        reply = Assistant(ts=self.clock.tick(9_000), id=self.clock.next_id("a"), model="sim-dataplatform-1",
-                          content="\n\n".join([filler.reply(), *(s.text for s in remarks)]))
-        for s in remarks:
-            s.entry_id = reply.id or ""
-        return [*entries, reply]
+        return [*entries, agent_reply(said, self.clock.tick(9_000), self.clock.next_id("a"), "sim-dataplatform-1", filler.reply())]
 
     def _tool(self, fmt: str, planted: list[PlacedStatement]) -> list[Entry]:
         size = max(240, min(16_000, int(self.rng.lognormvariate(math.log(self.shape.tool_median_bytes), 0.8))))

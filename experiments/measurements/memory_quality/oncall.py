@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 import random
 
-from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
+from aptmem.entries import Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.oncall_text import (AGGREGATES, INCIDENTS, ORDER_EVENTS, ORDER_QUESTIONS,
                                                                  SERVICES, IncidentKind, OncallFiller, _KINDS, fill,
                                                                  language_of, noise_statement)
 from experiments.measurements.memory_quality.planner import Planner
-from experiments.measurements.memory_quality.planting import placed_items
+from experiments.measurements.memory_quality.planting import PlacedStatement, agent_reply, placed_items, tool_jobs
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape, lay_out, unambiguous
 
 __all__ = ["build_oncall"]
@@ -59,14 +59,7 @@ class _Plan(Planner):
             pair = self._pair(updatable)
             if pair is None:
                 break
-            kind, subject = pair
-            old, new = self._fresh(kind.value, subject), self._fresh(kind.value, subject)
-            first = self._turn(0, self.turns - shape.turns)
-            later = self._turn((first // shape.turns + 1) * shape.turns)
-            current = self._add(type="update", kind=kind, subject=subject, answers=(new,), stale=old, ask=kind.ask)
-            before = self._add(type="update_before", kind=kind, subject=subject, answers=(old,), ask=kind.ask_before)
-            self._state(kind, subject, old, first, current, before)
-            self._say(later, *self._voice(), fill(rng.choice(kind.update), subject, new, old), current, before)
+            self._plant_update(*pair)
         for _ in range(shape.facts):
             pair = self._pair(list(_KINDS))
             if pair is None:
@@ -167,21 +160,10 @@ class _Writer:
         entries: list[Entry] = [user]
         for s in users:
             s.entry_id = user.id or ""
-        by_format: dict[str, list[PlacedStatement]] = {}
-        for s in said:
-            if s.carrier == "tool":
-                by_format.setdefault(s.fmt, []).append(s)
         formats = ("kubectl", "log", "promql", "json", "runbook", "email", "table")
-        jobs = list(by_format.items()) + [(rng.choice(formats), []) for _ in range(rng.randrange(1, 4))]
-        rng.shuffle(jobs)
-        for fmt, planted in jobs:
+        for fmt, planted in tool_jobs(said, formats, (1, 4), rng):
             entries += self._tool(fmt, planted)
-        remarks = [s for s in said if s.carrier == "assistant"]
-        reply = Assistant(ts=self.clock.tick(7_000), id=self.clock.next_id("a"), model="sim-oncall-1",
-                          content="\n\n".join([filler.reply(), *(s.text for s in remarks)]))
-        for s in remarks:
-            s.entry_id = reply.id or ""
-        return [*entries, reply]
+        return [*entries, agent_reply(said, self.clock.tick(7_000), self.clock.next_id("a"), "sim-oncall-1", filler.reply())]
 
     def _tool(self, fmt: str, planted: list[PlacedStatement]) -> list[Entry]:
         size = max(300, min(20_000, int(self.rng.lognormvariate(math.log(self.shape.tool_median_bytes), 0.9))))

@@ -10,34 +10,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Protocol
-
-from experiments.measurements.memory_quality.planting import PlacedStatement
+from experiments.measurements.memory_quality.planting import DrawnKind, PlacedStatement
 from experiments.measurements.memory_quality.workload import WorkloadShape
 
-__all__ = ["Planner", "SaidKind"]
+__all__ = ["Planner"]
 
 #: how many draws a fresh value or an unused (kind, subject) pair gets before the planner gives up
 _TRIES = 300
-
-
-class SaidKind(Protocol):
-    """What the planner reads of a kind: its name, how its subject is drawn and how it is said."""
-
-    @property
-    def name(self) -> str:
-        """The kind's name."""
-        ...
-
-    @property
-    def subject(self) -> Callable[[random.Random], str]:
-        """Draws a subject of the kind."""
-        ...
-
-    @property
-    def said(self) -> tuple[tuple[str, str, str], ...]:
-        """(carrier, format, template) the kind is said in."""
-        ...
 
 
 class Planner:
@@ -74,7 +53,7 @@ class Planner:
             raise ValueError(f"the {self._name} generator ran out of distinct values: plant fewer items")
         return value
 
-    def _pair(self, kinds: Sequence[SaidKind], subject: str | None = None) -> tuple[SaidKind, str] | None:
+    def _pair(self, kinds: Sequence[DrawnKind], subject: str | None = None) -> tuple[DrawnKind, str] | None:
         """A kind of ``kinds`` and a subject (``subject`` if given) not yet planted together (None: none found)."""
         for _ in range(_TRIES):
             kind = self.rng.choice(kinds)
@@ -102,7 +81,18 @@ class Planner:
         """A turn drawn in [low, high), the whole run by default."""
         return self.rng.randrange(low, self.turns if high is None else high)
 
-    def _state(self, kind: SaidKind, subject: str, value: str, turn: int, *items: str, why: str = "") -> None:
+    def _state(self, kind: DrawnKind, subject: str, value: str, turn: int, *items: str, why: str = "") -> None:
         """Say ``value`` of ``subject`` in one of ``kind``'s templates, as evidence of ``items``."""
         carrier, fmt, template = self.rng.choice(kind.said)
         self._say(turn, carrier, fmt, self._fill(template, subject, value, why=why), *items)
+
+    def _plant_update(self, kind: DrawnKind, subject: str) -> None:
+        """An update of ``subject``'s ``kind``: the old value said in any day but the last, the new one in a later day
+        in passing (one of ``kind.update``), and the two items that ask for the current and the previous value."""
+        old, new = self._fresh(kind.value, subject), self._fresh(kind.value, subject)
+        first = self._turn(0, self.turns - self.shape.turns)
+        later = self._turn((first // self.shape.turns + 1) * self.shape.turns)
+        current = self._add(type="update", kind=kind, subject=subject, answers=(new,), stale=old, ask=kind.ask)
+        before = self._add(type="update_before", kind=kind, subject=subject, answers=(old,), ask=kind.ask_before)
+        self._state(kind, subject, old, first, current, before)
+        self._say(later, *self._voice(), self._fill(self.rng.choice(kind.update), subject, new, old), current, before)

@@ -17,7 +17,8 @@ from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from experiments.measurements.memory_quality.clock import EntryClock
 from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape, lay_out, unambiguous
 
-__all__ = ["DrawnKind", "Filler", "PlacedStatement", "PlantKind", "TurnWriter", "build_planted", "hex_digits", "placed_items"]
+__all__ = ["DrawnKind", "Filler", "PlacedStatement", "PlantKind", "TurnWriter", "agent_reply", "build_planted", "hex_digits",
+           "placed_items", "tool_jobs"]
 
 
 def hex_digits(rng: random.Random, n: int) -> str:
@@ -220,3 +221,26 @@ def placed_items(raw: Iterable[Mapping[str, object]], said: Sequence[PlacedState
                         turn=turn_of[last.entry_id] if last else -1,
                         first_turn=turn_of[stated[0].entry_id] if stated else -1))
     return out
+
+
+def tool_jobs(said: Sequence[PlacedStatement], formats: Sequence[str], fillers: tuple[int, int],
+              rng: random.Random) -> list[tuple[str, list[PlacedStatement]]]:
+    """The tool outputs of a turn, in a drawn order: one per format that carries planted statements of ``said``, and
+    ``rng.randrange(*fillers)`` outputs of a format drawn from ``formats`` that carry none."""
+    by_format: dict[str, list[PlacedStatement]] = {}
+    for s in said:
+        if s.carrier == "tool":
+            by_format.setdefault(s.fmt, []).append(s)
+    jobs = list(by_format.items()) + [(rng.choice(formats), []) for _ in range(rng.randrange(*fillers))]
+    rng.shuffle(jobs)
+    return jobs
+
+
+def agent_reply(said: Sequence[PlacedStatement], ts: int, ident: str, model: str, opening: str) -> Assistant:
+    """The agent's reply of a turn: ``opening``, then the remarks of ``said`` the assistant carries (each told the
+    reply's id, the entry it is evidence in)."""
+    remarks = [s for s in said if s.carrier == "assistant"]
+    reply = Assistant(ts=ts, id=ident, model=model, content="\n\n".join([opening, *(s.text for s in remarks)]))
+    for s in remarks:
+        s.entry_id = reply.id or ""
+    return reply
