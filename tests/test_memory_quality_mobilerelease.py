@@ -26,8 +26,8 @@ from experiments.measurements.memory_quality.mobilerelease_filler import TOOL_FO
 from experiments.measurements.memory_quality.mobilerelease_text import (AGGREGATES, APPS, CRASHES, FEATURES, KINDS,
                                                                         ORDER_QUESTIONS, PINS, RELEASES, SET_TOPICS,
                                                                         TOPICS, fill, language_of)
-from experiments.measurements.memory_quality.workload import DAY_MS, Workload, WorkloadShape
-from workload_checks import check_absent, check_items, texts_of
+from experiments.measurements.memory_quality.workload import Workload, WorkloadShape
+from workload_checks import check_absent, check_days, check_items, texts_of
 
 SHAPE = WorkloadShape(sessions=3, turns=10, facts=16, updates=4, aggregates=2, orders=2, absent=4)
 SEEDS = (13, 200, 4242)
@@ -110,15 +110,7 @@ def test_the_patterns_of_a_family_never_match_a_sibling_value_or_template() -> N
 @pytest.mark.parametrize("seed", SEEDS)
 def test_days_are_linked_like_the_other_generators(seed: int) -> None:
     workload = build_mobilerelease(SHAPE, seed)
-    assert len(workload.sessions) == SHAPE.sessions and all(workload.sessions)
-    ids = [e.id for s in workload.sessions for e in s]
-    assert len(set(ids)) == len(ids) and set(workload.turn_of) == set(ids)
-    times = [e.ts for s in workload.sessions for e in s]
-    assert times == sorted(times), f"seed {seed}: times rise through the days"
-    for day, after in zip(workload.sessions, workload.sessions[1:]):
-        assert after[0].ts - day[-1].ts >= DAY_MS, f"seed {seed}: a night between days"
-    asked_later = [i for i in workload.items if i.type in ("update", "order", "aggregate")]
-    assert asked_later and all(i.first_turn // SHAPE.turns < i.session for i in asked_later), f"seed {seed}"
+    check_days(workload, SHAPE, f"seed {seed}")
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from aptmem.tokens import render_entry
 from experiments.core.knowledge import units
-from experiments.measurements.memory_quality.workload import Item, Workload, WorkloadShape
+from experiments.measurements.memory_quality.workload import DAY_MS, Item, Workload, WorkloadShape
 
-__all__ = ["check_absent", "check_items", "texts_of"]
+__all__ = ["check_absent", "check_days", "check_items", "texts_of"]
 
 
 def texts_of(workload: Workload) -> tuple[dict[str, str], str]:
@@ -65,3 +65,17 @@ def check_absent(workload: Workload, label: str) -> list[Item]:
             f"{label} {item.id}"
         assert item.subject in everything and re.search(item.pattern, everything), f"{label} {item.id}"
     return absent
+
+
+def check_days(workload: Workload, shape: WorkloadShape, label: str) -> None:
+    """The workload's sessions are the shape's days, linked like every generator's: unique entry ids each with a turn,
+    times rising, a night between days, and every item asked later planted in an earlier day."""
+    assert len(workload.sessions) == shape.sessions and all(workload.sessions), label
+    ids = [e.id for s in workload.sessions for e in s]
+    assert len(set(ids)) == len(ids) and set(workload.turn_of) == set(ids), label
+    times = [e.ts for s in workload.sessions for e in s]
+    assert times == sorted(times), f"{label}: times rise through the days"
+    for day, after in zip(workload.sessions, workload.sessions[1:]):
+        assert after[0].ts - day[-1].ts >= DAY_MS, f"{label}: a night between days"
+    asked_later = [i for i in workload.items if i.type in ("update", "order", "aggregate")]
+    assert asked_later and all(i.first_turn // shape.turns < i.session for i in asked_later), label
