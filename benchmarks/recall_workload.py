@@ -357,6 +357,12 @@ def _filler(rng: random.Random, ts: int, n: int) -> Iterator[Entry]:
             yield ToolResult(call_id=cid, name="http_get", content=msgspec.json.encode([_blob(rng) for _ in range(rng.randint(1, 8))]).decode(), ts=ts + i)
 
 
+#: Every split a workload's questions carry, in the order the recall benchmark prints them (the
+#: held-out ones first, ``tune`` last). A new split goes here too: a test checks the questions carry
+#: exactly these.
+SPLITS = ("held_out", "fresh", "blind", "blind2", "blind3", "blind4", "tune")
+
+
 @dataclass
 class Workload:
     """What was generated: the facts (with where they were put) and the questions."""
