@@ -123,6 +123,27 @@ def test_a_keyed_value_is_updated_by_the_same_key_of_the_same_subject_only(old: 
     assert same_slot(a, b) is same, (a, b)
 
 
+@pytest.mark.parametrize(("old", "new", "same"), [
+    # a map of records keyed by their names: each key names its record, so two records' same key are two slots
+    ('{"queues": {"Invoicing": {"limits": {"callback_url": "https://hooks.acme.dev/inv"}}, "Refunds": {"limits": {"callback_url": "https://hooks.acme.dev/ref"}}}}',
+     '{"queues": {"Refunds": {"limits": {"callback_url": "https://hooks.acme.dev/ref2"}}, "Payouts": {"limits": {"callback_url": "https://hooks.acme.dev/pay"}}}}', False),
+    ('{"queues": {"Invoicing": {"limits": {"callback_url": "https://hooks.acme.dev/inv"}}, "Refunds": {"limits": {"callback_url": "https://hooks.acme.dev/ref"}}}}',
+     '{"queues": {"Invoicing": {"limits": {"callback_url": "https://hooks.acme.dev/inv2"}}, "Payouts": {"limits": {"callback_url": "https://hooks.acme.dev/pay"}}}}', True),
+    ("callback_url: https://hooks.acme.dev/a", "callback_url: https://hooks.acme.dev/b", True),  # a key named by nothing: one slot
+])
+def test_a_map_keyed_by_record_names_names_each_record(old: str, new: str, same: bool) -> None:
+    def first(text: str) -> Fact:
+        return next(f for s in statements(text) for f in facts_of(s, by_user=False) if f.attribute)
+    a, b = first(old), first(new)
+    assert same_slot(a, b) is same, (a, b)
+
+
+def test_a_keyed_map_names_the_record_in_its_statements() -> None:
+    found = [s.text for s in statements('{"queues": {"Invoicing": {"limits": {"callback_url": "https://hooks.acme.dev/inv"}}, '
+                                        '"Refunds": {"limits": {"callback_url": "https://hooks.acme.dev/ref"}}}}')]
+    assert "Invoicing callback_url: https://hooks.acme.dev/inv" in found and "Refunds callback_url: https://hooks.acme.dev/ref" in found, found
+
+
 @pytest.mark.parametrize(("text", "new", "old"), [
     ("tls-proxy-2 replaces tls-proxy-1 for the edge.", "tls-proxy-2", "tls-proxy-1"),
     ("Use pg-main-3 in place of pg-main-2 for orders.", "pg-main-3", "pg-main-2"),

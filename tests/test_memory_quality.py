@@ -129,9 +129,14 @@ def test_a_small_run_writes_every_table_with_its_schema(small_run: Path) -> None
 
 def test_none_and_full_history_bracket_the_others_and_the_section_says_so(small_run: Path) -> None:
     summary = pl.read_parquet(small_run / "memory_summary.parquet")
-    answerable = {r["strategy"]: r["mean"] for r in summary.filter(pl.col("metric") == "answerable_1024").iter_rows(named=True)}
-    assert answerable["none"] <= answerable["salient"] <= answerable["full_history"]
-    assert answerable["none"] <= answerable["kv_dict"] <= answerable["full_history"]
+    def shares(metric: str) -> dict[str, float]:
+        return {r["strategy"]: r["mean"] for r in summary.filter(pl.col("metric") == metric).iter_rows(named=True)}
+    # The oracle bounds what the context holds (the whole rendering); within a 1,024-token packet a distilled memory
+    # may beat it (the reader's packet out of the whole history can take a near miss first), so there none is the floor.
+    whole, packet_1024 = shares("answerable_all"), shares("answerable_1024")
+    for name in ("salient", "kv_dict"):
+        assert whole["none"] <= whole[name] <= whole["full_history"], (name, whole)
+        assert packet_1024["none"] <= packet_1024[name], (name, packet_1024)
     bracket = targets(summary).filter(pl.col("target").str.contains("bracket"))
     assert bracket["met"].to_list() == [True, True, True]  # present at the end, answerable and updates right from the whole rendering
     text = memory_section(small_run)

@@ -438,8 +438,12 @@ def _leaves(value: Any, path: tuple[str, ...], name: str,
     if isinstance(value, dict):
         records[path] += 1
         name = _record_name(value) or name
+        # A map of records keyed by their names (``{"parameters": {"checkout": {...}, "search": {...}}}``):
+        # each key names the record under it, unless that record names itself.
+        keyed = sum(isinstance(item, dict) for item in value.values()) >= 2
         for key, item in value.items():
-            yield from _leaves(item, (*path, str(key)), name, records)
+            inner = str(key) if keyed and isinstance(item, dict) and _is_name(str(key)) else name
+            yield from _leaves(item, (*path, str(key)), inner, records)
     elif isinstance(value, list):
         for item in value:
             yield from _leaves(item, (*path, "[]"), name, records)
@@ -454,6 +458,11 @@ def _record_name(record: dict[str, Any]) -> str:
         if isinstance(value, str) and 0 < len(value) <= 80 and value.count(" ") <= 2 and "\n" not in value:
             return value  # a name, not a title or a sentence
     return ""
+
+
+def _is_name(key: str) -> bool:
+    """A map key that can name a record: a short label, not a sentence or a number."""
+    return 0 < len(key) <= 80 and key.count(" ") <= 2 and not key.lstrip("-").replace(".", "", 1).isdigit()
 
 
 def _is_prose(text: str) -> bool:
@@ -480,7 +489,8 @@ def _json_statements(value: Any) -> Iterator[Statement]:
         elif path and leaf != name and frequency[path] <= max(1, records[path[:-1]] // 4):
             key = path[-1] if path[-1] != "[]" else (path[-2] if len(path) > 1 else "")
             text = _SPACE.sub(" ", f"{name} {key}: {leaf}").strip()
-            found.append((frequency[path], len(found), Statement(text, "json")))
+            # the record's name is what the field is about, as a table row's first cell is
+            found.append((frequency[path], len(found), Statement(text, "json", name)))
     if len(found) > _MAX_JSON_STATEMENTS:
         found = sorted(sorted(found)[:_MAX_JSON_STATEMENTS], key=lambda f: f[1])
     for _, _, statement in found:
