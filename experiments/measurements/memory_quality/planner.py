@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+
 from experiments.measurements.memory_quality.planting import DrawnKind, PlacedStatement
 from experiments.measurements.memory_quality.workload import WorkloadShape
 
