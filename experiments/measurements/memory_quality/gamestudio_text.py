@@ -313,11 +313,11 @@ SET_TOPICS = ("the performance sprint", "the accessibility review", "the co-op b
 #: Two events in different sessions: a patch submitted for one milestone, an emergency shelve for another.
 ORDER_EVENTS: tuple[tuple[Callable[[random.Random], str], tuple[str, str, str]], ...] = (
     (lambda r: f"SUB-{_hex(r, 6).upper()}", ("user", "chat", "sent the {s} build to the platform holder, receipt {v}")),
-    (lambda r: f"shelf {r.randrange(10_000_000, 99_999_999)}",
+    (lambda r: f"SHV-{r.randrange(10_000_000, 99_999_999)}",
      ("assistant", "prose", "Shelved the {s} hotfix as {v} so the release stream can take it.")),
 )
 ORDER_QUESTIONS = ("Which came first: the platform submission for {a} or the hotfix shelve for {b}?",
-                   "Did {a} go off to the console holder before or after {b}'s emergency fix was parked in Perforce?",
+                   "Did {a} go off to the console holder before or after the emergency fix for {b} was parked in Perforce?",
                    "{a} 提交给平台方和 {b} 的热修复 shelve，哪个先发生？")
 
 
