@@ -1,5 +1,6 @@
 """The recall benchmark's workload (``benchmarks/recall_workload.py``): adding the ``blind3`` split (phase 9) and
-the ``blind4`` split (phase 10) left every other question as it was, each asks every held-out fact once per
+the ``blind4`` split (phase 10), and moving the wordings to ``benchmarks/recall_wordings.py`` (phase 11), left every
+other question as it was, each asks every held-out fact once per
 wording, and no development split asks blind4 (blind3 is one from phase 10).
 """
 
@@ -16,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from recall_fusion import DEVELOPMENT  # noqa: E402
-from recall_workload import _BLIND, _BLIND2, _BLIND3, _BLIND4, _FRESH, _TEXTS, KINDS, build_workload  # noqa: E402
+from recall_wordings import BLIND as _BLIND, BLIND2 as _BLIND2, BLIND3 as _BLIND3, BLIND4 as _BLIND4, FRESH as _FRESH  # noqa: E402
+from recall_workload import _TEXTS, KINDS, build_workload  # noqa: E402
 
 #: The digest of every question of the other splits, computed at main (3856d2b) before blind3 was added,
 #: by :func:`_digest` over a workload of 12 sessions of 20 entries with 48 facts. Session ids are random
@@ -26,6 +28,11 @@ PINNED = {7: (310, "c45b1b6f206e39cc0cf5d513d934cb8924904eef069cd6101661ba932164
 #: The same digest over every question but blind4's (blind3's too), computed at main (b8e4941) before blind4 was added.
 PINNED_BEFORE_BLIND4 = {7: (358, "c3a2ba526085512b84e879cf6fbc8ab5316bdef5b3b8896b17b263b67e1f66f9"),
                         11: (353, "beb59bc29afd5689760c9df4b960cda84cac2f2b71895f7e3e8d37700ca07a17")}
+
+#: The same digest over every question (blind5's aside), computed at main (319a7fa) before the wordings were moved
+#: to ``benchmarks/recall_wordings.py`` and blind5 was added: the move and the new split change no other question.
+PINNED_BEFORE_BLIND5 = {7: (406, "dfbfce5265ae7add3e6b7171c0cd7091999848b56ffc50e665125967ff12fe11"),
+                        11: (401, "f5ead39c7d2131bb0fd5cb9999dcd054dddcc701f30de13e58b6d69145d01e0d")}
 
 
 def _digest(questions: list) -> str:
@@ -88,3 +95,10 @@ def test_blind4_shares_no_wording_with_the_earlier_splits() -> None:
             words = re.findall(r"\w+", text.lower())
             runs = {" ".join(words[i:i + 5]) for i in range(len(words) - 4)}
             assert not any(run in " ".join(re.findall(r"\w+", t.lower())) for w in earlier for t in w[kind] for run in runs), (kind, text)
+
+
+@pytest.mark.parametrize("seed", sorted(PINNED_BEFORE_BLIND5))
+def test_moving_the_wordings_out_changed_no_question(tmp_path: Path, seed: int) -> None:
+    workload = build_workload(str(tmp_path), seed=seed, sessions=12, entries_per_session=20, facts=48)
+    before = [q for q in workload.questions if q.split != "blind5"]
+    assert (len(before), _digest(before)) == PINNED_BEFORE_BLIND5[seed], f"seed {seed}: a question changed"
