@@ -3,7 +3,8 @@
 Each split past ``held_out`` asks every held-out fact once more per wording, in a style written
 at one phase of the work: :data:`FRESH` (phase 4), :data:`BLIND` (phase 6), :data:`BLIND2` (phase
 7), :data:`BLIND3` (phase 9, a development split of the fusion from phase 10), :data:`BLIND4`
-(phase 10, written blind: the held-out one, asked by no development split). A wording is a pair (English, Chinese) per kind,
+(phase 10, a development split from phase 11) and :data:`BLIND5` (phase 11, written blind: the
+held-out one, asked by no development split). A wording is a pair (English, Chinese) per kind,
 filled from the fact's slots (``{s}``, ``{env}``, ``{proto}``, ``{bug}``, ``{topic}``, ``{lib}``
 ...). :data:`STYLED` lists them with their split names in the order the questions are built.
 They live apart from the workload's generator so the generator stays one job, and so a new
@@ -12,7 +13,7 @@ wording is added here without touching how facts are written.
 
 from __future__ import annotations
 
-__all__ = ["BLIND", "BLIND2", "BLIND3", "BLIND4", "FRESH", "STYLED"]
+__all__ = ["BLIND", "BLIND2", "BLIND3", "BLIND4", "BLIND5", "FRESH", "STYLED"]
 
 #: The ``fresh`` questions: a third wording per kind (en, zh), written in phase 4 before any tuning
 #: and never tuned on, in a style the other wordings do not use (terse, chatty, other relation
@@ -132,7 +133,35 @@ BLIND4: dict[str, tuple[str, str]] = {
     "decision": ("Is there an ADR for the stack under {s}? I mean what got picked over the alternative, and on what grounds.",
                  "{s} 底下那套技术栈有没有 ADR？就是当时挑了哪个、放弃了哪个、凭什么"),
 }
+#: The ``blind5`` questions: an eighth wording per kind (en, zh), written blind in phase 11 (without
+#: reading the recall engines or their reranks, nor any earlier run's misses, and never run through
+#: an engine but to check the questions are built). The voice is someone filling in a form (an
+#: inventory sheet, a runbook step, a postmortem box, a status table, an audit row, a checklist
+#: line, an architecture record) who quotes the form's label and leaves a blank ``____`` where the
+#: fact goes: a label and a gap instead of a question, none of the template's relation words and
+#: none of the earlier wordings' shapes. Asked of the held-out facts as :data:`FRESH` is; reported
+#: as split ``blind5``, held out (no development split asks it).
+BLIND5: dict[str, tuple[str, str]] = {
+    "env": ("Inventory sheet for {env}, row {s}, column '{proto} address': ____ (I need what goes in the cell).",
+            "{env_zh}资产清单里 {s} 那一行，'{proto} 地址' 一栏空着：____，该填什么"),
+    "branch": ("Shipping runbook for {s}, step 2 reads 'cut the build from ____'. What goes in the gap?",
+               "{s} 的出包手册第二步写着'从 ____ 切出构建'，空格里该填什么"),
+    "commit": ("Postmortem template for {s}, box 'revision that cured the {bug}': ____. Can you fill it?",
+               "{s} 的复盘模板里，'治好{bug}的那个修订' 一格还是 ____，帮我填上"),
+    "ticket": ("Weekly status table, row {s} / {topic}, reference column: ____. What do I write there?",
+               "周报表里 {s} / {topic} 那一行的编号列是 ____，我该写什么"),
+    "endpoint": ("Uptime form for {s}, field 'URL the poller requests to see it alive': ____.",
+                 "{s} 的可用性登记表，'轮询器请求哪个地址来判断它活着' 一栏：____"),
+    "pin": ("Dependency audit, {s}: {lib} == ____ (the exact number we hold it at). Fill the blank?",
+            "{s} 的依赖审计表：{lib} == ____，填我们卡住的那个确切的号"),
+    "preference": ("Reviewer checklist for {s}, line 'what the user wants in every change': ____.",
+                   "{s} 的评审清单里 '用户对每次改动的要求' 那一行：____"),
+    "decision": ("Architecture record for {s}: chosen ____, passed over ____, because ____. Fill the three blanks.",
+                 "{s} 的架构记录：选了 ____，没选 ____，理由 ____，三个空帮我填上"),
+}
+
+
 #: Every styled wording with the split it is reported as, in the order the questions are built (the
 #: order is part of a seed's question list: a new wording goes last).
 STYLED: tuple[tuple[str, dict[str, tuple[str, str]]], ...] = (
-    ("fresh", FRESH), ("blind", BLIND), ("blind2", BLIND2), ("blind3", BLIND3), ("blind4", BLIND4))
+    ("fresh", FRESH), ("blind", BLIND), ("blind2", BLIND2), ("blind3", BLIND3), ("blind4", BLIND4), ("blind5", BLIND5))

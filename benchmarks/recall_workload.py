@@ -23,8 +23,10 @@ after the held-out wordings had been looked at in three phases of work, and in a
 and in a fifth, ``blind2`` (see :data:`recall_wordings.BLIND2`), written in phase 7 before that phase's ranking
 work, after ``blind`` had been looked at in aggregate; and in a sixth, ``blind3`` (see
 :data:`recall_wordings.BLIND3`), written blind in phase 9, held out then and a development split of the fusion
-from phase 10; and in a seventh, ``blind4`` (see :data:`recall_wordings.BLIND4`), written blind in phase 10 and
-asked by no development split: the figure no tuning has seen.
+from phase 10; and in a seventh, ``blind4`` (see :data:`recall_wordings.BLIND4`), written blind in phase 10, held
+out then and a development split of the fusion from phase 11; and in an eighth, ``blind5`` (see
+:data:`recall_wordings.BLIND5`), written blind in phase 11 and asked by no development split: the held-out
+one, the figure no tuning has seen.
 """
 
 from __future__ import annotations
@@ -241,7 +243,7 @@ def _filler(rng: random.Random, ts: int, n: int) -> Iterator[Entry]:
 #: Every split a workload's questions carry, in the order the recall benchmark prints them (the
 #: held-out ones first, ``tune`` last). A new split goes here too: a test checks the questions carry
 #: exactly these.
-SPLITS = ("held_out", "fresh", "blind", "blind2", "blind3", "blind4", "tune")
+SPLITS = ("held_out", "fresh", "blind", "blind2", "blind3", "blind4", "blind5", "tune")
 
 
 @dataclass
