@@ -13,8 +13,9 @@
    to quote (facts and paraphrase wordings nothing was tuned on), ``fresh`` and ``blind`` the same
    facts asked in styles written later and never tuned on (``blind``: phase 6, before the rerank;
    ``blind2``: phase 7, before that phase's ranking work; ``blind3``: phase 9, written blind, a
-   development split of the fusion from phase 10; ``blind4``: phase 10, written blind, held out
-   from every development split). ``--splits`` asks only the named splits' questions (the others
+   development split of the fusion from phase 10; ``blind4``: phase 10, written blind, a
+   development split from phase 11; ``blind5``: phase 11, written blind, the held-out one, asked by
+   no development split). ``--splits`` asks only the named splits' questions (the others
    are neither asked nor printed, so a held-out split can be kept from anyone tuning on the rest;
    query p50/p95 are then over the asked questions only).
 

@@ -4,8 +4,8 @@
 
 Writes the 20k-record workload of ``recall_bench.py`` (same seed and shape) to a scratch folder,
 indexes it with ``fts`` and ``wordllama``, and asks every question of the development splits
-(``tune``, ``held_out``, ``fresh``, ``blind``, since phase 8 ``blind2`` and since phase 10
-``blind3``; never ``blind4``).
+(``tune``, ``held_out``, ``fresh``, ``blind``, since phase 8 ``blind2``, since phase 10
+``blind3`` and since phase 11 ``blind4``; never ``blind5``, the held-out one).
 For each question it keeps ``fts``'s ranking and ``wordllama``'s, and the cosine of each of
 ``fts``'s best records to the question, both of the whole record and of its closest piece. Then
 it prints recall@1/5/10 per split and wording of:
@@ -41,9 +41,9 @@ from aptmem.recall.engines.dense_rerank import DenseRerankEngine, reorder  # noq
 from aptmem.recall.index import RecallIndex, file_token, level_filter  # noqa: E402
 
 #: The splits asked here: the development splits (blind2, held out in phase 7, is one since phase 8;
-#: blind3, held out in phase 9, is one since phase 10; a split written later to be held out, phase
-#: 10's ``blind4``, is never asked here).
-DEVELOPMENT = ("tune", "held_out", "fresh", "blind", "blind2", "blind3")
+#: blind3, held out in phase 9, is one since phase 10; blind4, held out in phase 10, is one since
+#: phase 11; the split written later to be held out, phase 11's ``blind5``, is never asked here).
+DEVELOPMENT = ("tune", "held_out", "fresh", "blind", "blind2", "blind3", "blind4")
 DEPTH = 50
 #: The deepest head reordered (the fts rerank's depth).
 HEAD = 20

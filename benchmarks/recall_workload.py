@@ -17,14 +17,16 @@ questions ask for all tickets of a subject; absent-fact questions ask for what w
 
 Half of the facts, and half of the paraphrase wordings, are ``held_out``: they are generated
 from templates no tuning ever saw (the split is by fact and by wording template). The held-out
-facts are also asked in a third, ``fresh`` style (split ``fresh``, see :data:`_FRESH`), written
+facts are also asked in a third, ``fresh`` style (split ``fresh``, see :data:`recall_wordings.FRESH`), written
 after the held-out wordings had been looked at in three phases of work, and in a fourth,
-``blind`` (see :data:`_BLIND`), written in phase 6 before the keyword rerank was developed:
-and in a fifth, ``blind2`` (see :data:`_BLIND2`), written in phase 7 before that phase's ranking
+``blind`` (see :data:`recall_wordings.BLIND`), written in phase 6 before the keyword rerank was developed:
+and in a fifth, ``blind2`` (see :data:`recall_wordings.BLIND2`), written in phase 7 before that phase's ranking
 work, after ``blind`` had been looked at in aggregate; and in a sixth, ``blind3`` (see
-:data:`_BLIND3`), written blind in phase 9, held out then and a development split of the fusion
-from phase 10; and in a seventh, ``blind4`` (see :data:`_BLIND4`), written blind in phase 10 and
-asked by no development split: the figure no tuning has seen.
+:data:`recall_wordings.BLIND3`), written blind in phase 9, held out then and a development split of the fusion
+from phase 10; and in a seventh, ``blind4`` (see :data:`recall_wordings.BLIND4`), written blind in phase 10, held
+out then and a development split of the fusion from phase 11; and in an eighth, ``blind5`` (see
+:data:`recall_wordings.BLIND5`), written blind in phase 11 and asked by no development split: the held-out
+one, the figure no tuning has seen.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from aptmem.entries import Assistant, Entry, ToolCall, ToolResult, User
 from aptmem.jsonl_store import JsonlStore
 from aptmem.recall.scoring import Question
 from aptmem.working_memory import WorkingMemory
+from recall_wordings import STYLED
 
 __all__ = ["Workload", "build_workload"]
 
@@ -123,126 +126,6 @@ _TEXTS: dict[str, dict[str, object]] = {
                  "ask": ("What did we decide to use for {s} and why?", "我们决定 {s} 用什么，为什么？"),
                  "para": [("{v} or {other} for {s}, what did we settle on and why?", "{s} 最后定了 {v} 还是 {other}，为什么？"),
                           ("Why was {other} turned down for {s}?", "为什么 {s} 没有用 {other}？")]},
-}
-
-
-#: The ``fresh`` questions: a third wording per kind (en, zh), written in phase 4 before any tuning
-#: and never tuned on, in a style the other wordings do not use (terse, chatty, other relation
-#: words: "sha", "route", "connection string"). Asked only of held-out facts, in the statement's
-#: language (``paraphrase``) and in the other one (``other_language``); reported as split ``fresh``.
-_FRESH: dict[str, tuple[str, str]] = {
-    "env": ("remind me, the {s} box on {env}: what {proto} connection string is it wired to", "{s} 那个{env_zh}的 {proto} 连接串给我一下"),
-    "branch": ("quick q: {s} ships off which git branch these days?", "{s} 现在从哪个 git 分支出包？"),
-    "commit": ("need the sha that sorted out the {bug} on {s}", "{s} 里 {bug} 那次修好用的 sha 是啥"),
-    "ticket": ("{topic} on {s}, got an issue number for that?", "{s} {topic} 对应的 issue 号是多少"),
-    "endpoint": ("{s} liveness probe: what route do we hit?", "{s} 的存活探针打的是哪个路由"),
-    "pin": ("{s} is stuck on what {lib} exactly?", "{s} 用的 {lib} 具体是几点几版"),
-    "preference": ("anything to keep in mind about how the user wants {s} handled?", "做 {s} 的时候用户有什么习惯要注意"),
-    "decision": ("remind me what we went with for {s} and the reasoning behind it", "{s} 当初选型的结论和理由是什么"),
-}
-
-#: The ``blind`` questions: a fourth wording per kind (en, zh), written in phase 6 before the
-#: rerank of the keyword engine was developed, and never looked at question by question until the
-#: work was done. Their shape differs from every other wording: a task the asker is in the middle
-#: of, then what they are missing, with none of the template's relation words (no "release
-#: branch", "health check", "commit", "ticket", "pins", "prefers", "decided", no env key).
-#: Asked of the held-out facts as :data:`_FRESH` is; reported as split ``blind``.
-_BLIND: dict[str, tuple[str, str]] = {
-    "env": ("Writing up the {env} runbook for {s} and I'm missing where its {proto} data lives.",
-            "在写 {s} 的{env_zh}运维手册，它的 {proto} 数据放在哪儿还空着"),
-    "branch": ("Before I tag the next {s} build I have to check out the right line. Which one is it?",
-               "给 {s} 打下一个包之前要先切到对的那条线，是哪条"),
-    "commit": ("The {bug} is back on {s} in my fork, point me at the change that cured it last time.",
-               "我这边 {s} 又出现了 {bug}，上次治好它的那个改动是哪一个"),
-    "ticket": ("Going to post an update about {topic} for {s}; what reference goes in the title?",
-               "要发 {s} 的 {topic} 进展，标题里该挂哪个号"),
-    "endpoint": ("Setting up uptime monitoring for {s}, so what should the pinger request?",
-                 "给 {s} 配可用性监控，监控程序该请求哪个地址"),
-    "pin": ("Our {lib} inside {s} is frozen at some exact number. Which one?",
-            "{s} 里的 {lib} 冻结在哪一版上"),
-    "preference": ("About to open a PR against {s}. Did the user ask for any particular way of working?",
-                   "改 {s} 之前想确认一下，用户对做法提过什么没有"),
-    "decision": ("Someone asked me why {s} runs on what it runs on. What do I tell them?",
-                 "有人问 {s} 为什么用现在这一套，我该怎么回答"),
-}
-
-#: The ``blind2`` questions: a fifth wording per kind (en, zh), written in phase 7 before any
-#: ranking change of that phase and not looked at question by question until its work was done.
-#: An agent's aside in the middle of a task that names the consequence (a restart loop, a fix
-#: that will not ship, a review bounced, a revert that would bring a bug back) or asks to be
-#: reminded, instead of the fact: none of the other wordings' shapes ("which X is Y", "a task,
-#: then what is missing", terse chat), none of their relation words. Asked of the held-out facts
-#: as :data:`_FRESH` is; reported as split ``blind2``.
-_BLIND2: dict[str, tuple[str, str]] = {
-    "env": ("{s} on {env} times out opening its {proto} pool at boot, so what did we configure it to dial?",
-            "{s} 在{env_zh}启动时打开 {proto} 连接池超时了，我们当时给它配的要拨到哪里"),
-    "branch": ("A fix for {s} got merged somewhere that won't go out with the next version. Where should it have landed?",
-               "{s} 的一个修复合进去了却不会跟着下个版本发出去，本该合到哪儿"),
-    "commit": ("If I revert the wrong thing in {s} the {bug} comes back. Which revision has to stay in?",
-               "在 {s} 里要是回退错了东西，{bug} 就会复发，哪个版本号必须留着"),
-    "ticket": ("Remind me what to put in the changelog so readers can look up {topic} on {s}.",
-               "提醒我一下，更新日志里写什么才能让人查到 {s} 的 {topic}"),
-    "endpoint": ("The orchestrator keeps restarting {s} because its readiness request gets a 404. What should it be asking for?",
-                 "编排器一直在重启 {s}，因为探活请求返回 404，它应该访问什么"),
-    "pin": ("pip refuses to give {s} a newer {lib}; what exact number is it held to?",
-            "pip 不肯给 {s} 装更新的 {lib}，它被限定在哪个确切的号上"),
-    "preference": ("My last change to {s} was bounced for style. Remind me what the user insists on there.",
-                   "我上次给 {s} 的改动因为风格被退回了，提醒我用户在那里坚持什么"),
-    "decision": ("If someone proposes ripping out the stack under {s}, what argument kept it as it is?",
-                 "要是有人提议把 {s} 底下的技术栈推倒重来，当初让它保持现状的理由是什么"),
-}
-
-
-#: The ``blind3`` questions: a sixth wording per kind (en, zh), written blind in phase 9 (without
-#: reading the recall engines or their reranks, and never run through one while written). The
-#: voice is a go-between relaying someone else's half-remembered request (a colleague, a lead, a
-#: contractor): who asked, what they vaguely recall, then the ask, with none of the template's
-#: relation words and none of the earlier wordings' shapes. Asked of the held-out facts as
-#: :data:`_FRESH` is; reported as split ``blind3``, held out (no development split asks it).
-_BLIND3: dict[str, tuple[str, str]] = {
-    "env": ("Dana from support says {s} in {env} cannot find its {proto} backend and asked me to pass on what it is supposed to talk to; she did not remember the details.",
-            "客服那边的同事说{env_zh}的 {s} 找不到它的 {proto} 后端，托我问一下它本来应该连去哪里"),
-    "branch": ("Someone on the mobile team half-remembers that {s} has one particular line new work must merge into before it goes out. Do you know which?",
-               "移动端的同事隐约记得 {s} 有一条专门用来出版本的线，新代码得先合进去，是哪一条"),
-    "commit": ("A colleague told me the {bug} in {s} was sorted out by one specific change a while ago, but she could not recall its identifier. Which was it?",
-               "同事说 {s} 的 {bug} 之前是某一次改动搞定的，可她想不起那个标识了，是哪个"),
-    "ticket": ("My lead wants to look into {topic} for {s} and is sure there is a reference number for it somewhere. What is it?",
-               "组长让我查一下 {s} 那件{topic}的事对应的号码，他记得有但忘了是几号"),
-    "endpoint": ("The network folks are setting up a prober for {s}; they think there is some short path that says whether it is up, but forgot which.",
-                 "网络组的人说要知道 {s} 还在不在得访问一个短路径，他们忘了是哪个"),
-    "pin": ("A data engineer rebuilding {s} on her laptop was told to install one exact {lib} release, not the latest. Which one did she mean?",
-            "有个数据工程师在本地重建 {s}，有人跟她讲过 {lib} 只能装某个特定的号、不能装最新的，是哪个"),
-    "preference": ("A new contractor is picking up {s} and heard the user is particular about how things get done there. What did the user ask for?",
-                   "新来的外包要接手 {s}，听说用户对这边的做法有讲究，用户具体要的是什么"),
-    "decision": ("Our director asked in the budget review why {s} is built on what it is built on and what the rationale was. Can you give me the short version?",
-                 "总监在预算评审上问 {s} 当初凭什么选了现在这套、依据是什么，帮我概括一下"),
-}
-
-
-#: The ``blind4`` questions: a seventh wording per kind (en, zh), written blind in phase 10 (without
-#: reading the recall engines or their reranks, and never run through one). The voice is a newcomer
-#: from another shop who asks in that shop's jargon (Perforce streams and changelists, Bugzilla
-#: cases, heartbeat paths, Maven coordinates, house rules, ADRs), says so, and describes what the
-#: thing is for: the wrong names for the right things, none of the template's relation words and
-#: none of the earlier wordings' shapes. Asked of the held-out facts as :data:`_FRESH` is; reported
-#: as split ``blind4``, held out (no development split asks it).
-_BLIND4: dict[str, tuple[str, str]] = {
-    "env": ("I come from a Perforce shop, so bear with my words: on {env}, what {proto} target does {s} get handed as its secret?",
-            "我之前待的是用 Perforce 的团队，叫法可能不对：{env_zh}上 {s} 拿到的那个 {proto} 密钥串指向哪里"),
-    "branch": ("Where I worked before we had a stream that only shippable work went into. For {s}, what is that stream called in your git?",
-               "按老东家的说法叫出货流，{s} 的出货流在这边 git 里叫什么名字"),
-    "commit": ("We said changelist at my last place: which changelist got {s} over the {bug}?",
-               "以前我们叫变更单，{s} 的 {bug} 是哪张变更单搞定的"),
-    "ticket": ("Which Bugzilla case, or whatever you call those here, covers {topic} on {s}?",
-               "{s} 的 {topic} 在这边的缺陷库里是哪个案例号"),
-    "endpoint": ("What is the heartbeat path of {s}, the one a watchdog GETs to see that it is still breathing?",
-                 "{s} 的心跳路径是哪个，就是看门狗拿来确认它还活着的那个"),
-    "pin": ("In Maven land we'd call it the golden coordinate: where is the {lib} of {s} nailed down?",
-            "用 Maven 的话讲，{s} 里 {lib} 的黄金坐标钉在哪个号上"),
-    "preference": ("Are there house rules the user laid down for {s}? My old lead called them style contracts.",
-                   "用户给 {s} 立过什么家规没有？我以前的组长管这个叫风格契约"),
-    "decision": ("Is there an ADR for the stack under {s}? I mean what got picked over the alternative, and on what grounds.",
-                 "{s} 底下那套技术栈有没有 ADR？就是当时挑了哪个、放弃了哪个、凭什么"),
 }
 
 
@@ -360,7 +243,7 @@ def _filler(rng: random.Random, ts: int, n: int) -> Iterator[Entry]:
 #: Every split a workload's questions carry, in the order the recall benchmark prints them (the
 #: held-out ones first, ``tune`` last). A new split goes here too: a test checks the questions carry
 #: exactly these.
-SPLITS = ("held_out", "fresh", "blind", "blind2", "blind3", "blind4", "tune")
+SPLITS = ("held_out", "fresh", "blind", "blind2", "blind3", "blind4", "blind5", "tune")
 
 
 @dataclass
@@ -459,12 +342,11 @@ def _questions(rng: random.Random, facts: list[Fact], subjects: list[str]) -> li
 
 
 def _fresh_questions(facts: list[Fact]) -> list[Question]:
-    """The :data:`_FRESH`, :data:`_BLIND`, :data:`_BLIND2`, :data:`_BLIND3` and :data:`_BLIND4` wordings of every held-out fact,
-    in its language and in the other
+    """The styled wordings of every held-out fact (:data:`recall_wordings.STYLED`: ``fresh``, ``blind`` and the
+    later blind splits), each split in turn, in the fact's language and in the other
     (no randomness: adding them leaves every other question of a seed as it was)."""
     out: list[Question] = []
-    for split, wordings in (("fresh", _FRESH), ("blind", _BLIND), ("blind2", _BLIND2), ("blind3", _BLIND3),
-                            ("blind4", _BLIND4)):
+    for split, wordings in STYLED:
         for fact in facts:
             if fact.split != "held_out":
                 continue

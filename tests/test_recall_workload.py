@@ -1,6 +1,7 @@
 """The recall benchmark's workload (``benchmarks/recall_workload.py``): adding the ``blind3`` split (phase 9) and
-the ``blind4`` split (phase 10) left every other question as it was, each asks every held-out fact once per
-wording, and no development split asks blind4 (blind3 is one from phase 10).
+the ``blind4`` split (phase 10), and moving the wordings to ``benchmarks/recall_wordings.py`` (phase 11), left every
+other question as it was; the ``blind5`` split (phase 11) did the same; each asks every held-out fact once per
+wording, and no development split asks blind5 (blind3 is one from phase 10, blind4 from phase 11).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from recall_fusion import DEVELOPMENT  # noqa: E402
-from recall_workload import _BLIND, _BLIND2, _BLIND3, _BLIND4, _FRESH, _TEXTS, KINDS, build_workload  # noqa: E402
+from recall_wordings import BLIND as _BLIND, BLIND2 as _BLIND2, BLIND3 as _BLIND3, BLIND4 as _BLIND4, BLIND5 as _BLIND5  # noqa: E402
+from recall_wordings import FRESH as _FRESH  # noqa: E402
+from recall_workload import _TEXTS, KINDS, build_workload  # noqa: E402
 
 #: The digest of every question of the other splits, computed at main (3856d2b) before blind3 was added,
 #: by :func:`_digest` over a workload of 12 sessions of 20 entries with 48 facts. Session ids are random
@@ -27,6 +30,11 @@ PINNED = {7: (310, "c45b1b6f206e39cc0cf5d513d934cb8924904eef069cd6101661ba932164
 PINNED_BEFORE_BLIND4 = {7: (358, "c3a2ba526085512b84e879cf6fbc8ab5316bdef5b3b8896b17b263b67e1f66f9"),
                         11: (353, "beb59bc29afd5689760c9df4b960cda84cac2f2b71895f7e3e8d37700ca07a17")}
 
+#: The same digest over every question (blind5's aside), computed at main (319a7fa) before the wordings were moved
+#: to ``benchmarks/recall_wordings.py`` and blind5 was added: the move and the new split change no other question.
+PINNED_BEFORE_BLIND5 = {7: (406, "dfbfce5265ae7add3e6b7171c0cd7091999848b56ffc50e665125967ff12fe11"),
+                        11: (401, "f5ead39c7d2131bb0fd5cb9999dcd054dddcc701f30de13e58b6d69145d01e0d")}
+
 
 def _digest(questions: list) -> str:
     rows = sorted("\x1f".join((q.qid, q.fact_id, q.split, q.wording, q.language, q.kind, q.carrier, q.text, q.answer or "",
@@ -35,11 +43,11 @@ def _digest(questions: list) -> str:
 
 
 @pytest.mark.parametrize("seed", sorted(PINNED))
-@pytest.mark.parametrize("split", ["blind3", "blind4"])
+@pytest.mark.parametrize("split", ["blind3", "blind4", "blind5"])
 def test_the_other_splits_are_unchanged_and_a_blind_split_asks_every_held_out_fact_once_per_wording(
         tmp_path: Path, seed: int, split: str) -> None:
     workload = build_workload(str(tmp_path), seed=seed, sessions=12, entries_per_session=20, facts=48)
-    before_blind4 = [q for q in workload.questions if q.split != "blind4"]
+    before_blind4 = [q for q in workload.questions if q.split not in ("blind4", "blind5")]
     assert (len(before_blind4), _digest(before_blind4)) == PINNED_BEFORE_BLIND4[seed], f"seed {seed}: blind4 changed another split"
     others = [q for q in before_blind4 if q.split != "blind3"]
     assert (len(others), _digest(others)) == PINNED[seed], f"seed {seed}: a question of another split changed"
@@ -60,14 +68,14 @@ def test_the_other_splits_are_unchanged_and_a_blind_split_asks_every_held_out_fa
         assert fact.answer not in q.text, f"{q.qid}: the question gives its answer away"
 
 
-def test_blind4_and_blind3_have_a_wording_per_kind_and_only_blind3_is_a_development_split() -> None:
-    for wordings in (_BLIND3, _BLIND4):
+def test_the_blind_splits_have_a_wording_per_kind_and_only_blind5_is_held_out_of_development() -> None:
+    for wordings in (_BLIND3, _BLIND4, _BLIND5):
         assert set(wordings) == set(KINDS)
         assert all(en and zh and en != zh for en, zh in wordings.values())
-    assert "blind3" in DEVELOPMENT and "blind4" not in DEVELOPMENT
+    assert "blind3" in DEVELOPMENT and "blind4" in DEVELOPMENT and "blind5" not in DEVELOPMENT
 
 
-@pytest.mark.parametrize("wordings", [_BLIND3, _BLIND4], ids=["blind3", "blind4"])
+@pytest.mark.parametrize("wordings", [_BLIND3, _BLIND4, _BLIND5], ids=["blind3", "blind4", "blind5"])
 def test_a_blind_split_uses_none_of_the_template_relation_words(wordings: dict[str, tuple[str, str]]) -> None:
     # The template's own words, less question words, the slots both wordings must name (the subject, the bug, ...)
     # and "user" (who a preference belongs to, named by every wording).
@@ -79,12 +87,22 @@ def test_a_blind_split_uses_none_of_the_template_relation_words(wordings: dict[s
     assert "{key}" not in wordings["env"][0]  # the env template's relation is its key (DATABASE_URL, ...)
 
 
-def test_blind4_shares_no_wording_with_the_earlier_splits() -> None:
-    earlier = [_FRESH, _BLIND, _BLIND2, _BLIND3, {k: tuple(p for pair in _TEXTS[k]["para"] for p in pair) for k in KINDS}]  # type: ignore[attr-defined]
-    for kind, pair in _BLIND4.items():
+@pytest.mark.parametrize("split", ["blind4", "blind5"])
+def test_a_blind_split_shares_no_wording_with_the_earlier_splits(split: str) -> None:
+    styled = [_FRESH, _BLIND, _BLIND2, _BLIND3, _BLIND4, _BLIND5]
+    mine = {"blind4": _BLIND4, "blind5": _BLIND5}[split]
+    earlier = [*styled[:styled.index(mine)], {k: tuple(p for pair in _TEXTS[k]["para"] for p in pair) for k in KINDS}]  # type: ignore[attr-defined]
+    for kind, pair in mine.items():
         for text in pair:
             assert not any(text in w[kind] for w in earlier), (kind, text)
             # nor a run of five words of one (a shape copied with the slots changed)
             words = re.findall(r"\w+", text.lower())
             runs = {" ".join(words[i:i + 5]) for i in range(len(words) - 4)}
             assert not any(run in " ".join(re.findall(r"\w+", t.lower())) for w in earlier for t in w[kind] for run in runs), (kind, text)
+
+
+@pytest.mark.parametrize("seed", sorted(PINNED_BEFORE_BLIND5))
+def test_moving_the_wordings_out_changed_no_question(tmp_path: Path, seed: int) -> None:
+    workload = build_workload(str(tmp_path), seed=seed, sessions=12, entries_per_session=20, facts=48)
+    before = [q for q in workload.questions if q.split != "blind5"]
+    assert (len(before), _digest(before)) == PINNED_BEFORE_BLIND5[seed], f"seed {seed}: a question changed"

@@ -24,8 +24,14 @@ it was written): held out in phase 9, a development set from phase 10; ``mobiler
 (:mod:`.mobilerelease`), an eighth (a mobile team's release days: fastlane and Gradle output, diffs,
 Info.plist, a release workflow and checklist, nested Remote Config JSON, Sentry crashes, logcat,
 App Store review notes and partners' email, in English, Korean and Brazilian Portuguese, with every
-item type), written blind in phase 10 (the same rules as ``dataplatform``): held out, never tuned
-on. Each builds one seed's sessions and items.
+item type), written blind in phase 10 (the same rules as ``dataplatform``): held out in phase 10, a
+development set from phase 11; ``gamestudio`` (:mod:`.gamestudio`), a ninth (a game studio's days:
+Unreal and Unity build logs, Perforce changelists and shelves, crash triage with symbolicated
+stacks, shader-compile output, a level designer's notes, a Jenkins pipeline, a minified JSON asset
+manifest, INI CVars, a QA bug sheet pasted as TSV, Discord chat and a platform-certification
+email, in English, French and Simplified Chinese, with every item type), written blind in phase 11
+(the same rules as ``dataplatform``): held out, never tuned on. Each builds one seed's sessions and
+items.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from collections.abc import Callable
 
 from experiments.measurements.memory_quality.dataplatform import build_dataplatform
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
+from experiments.measurements.memory_quality.gamestudio import build_gamestudio
 from experiments.measurements.memory_quality.independent import build_independent
 from experiments.measurements.memory_quality.mobilerelease import build_mobilerelease
 from experiments.measurements.memory_quality.oncall import build_oncall
@@ -47,4 +54,5 @@ GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": bu
                                                                 "fieldnotes": build_fieldnotes, "tracker": build_tracker,
                                                                 "pairing": build_pairing, "oncall": build_oncall,
                                                                 "dataplatform": build_dataplatform,
-                                                                "mobilerelease": build_mobilerelease}
+                                                                "mobilerelease": build_mobilerelease,
+                                                                "gamestudio": build_gamestudio}

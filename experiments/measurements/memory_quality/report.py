@@ -39,7 +39,11 @@ _GENERATOR_NOTE = {"independent": "the independent generator, written apart from
                    "mobilerelease": "the mobile-release generator (fastlane and Gradle output, diffs, Info.plist, release "
                                     "workflow and checklist, Remote Config JSON, Sentry crashes, logcat, App Store review "
                                     "notes, email; English, Korean, Brazilian Portuguese), an eighth style written blind in "
-                                    "phase 10 and held out from all tuning"}
+                                    "phase 10 (held out in phase 10, a development set from phase 11)",
+                   "gamestudio": "the game-studio generator (Unreal and Unity logs, Perforce, crash triage, shader "
+                                 "compiles, level notes, Jenkins, a minified JSON manifest, INI CVars, a TSV bug sheet, "
+                                 "cert email, Discord; English, French, Simplified Chinese), a ninth style written blind "
+                                 "in phase 11 and held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 
