@@ -19,7 +19,7 @@ from collections.abc import Callable
 __all__ = ["TOOL_FORMATS", "FirmwareFiller"]
 
 _HANDLES = ("jkeller", "abrandt", "haruto", "yui_n", "kmori", "omar.h", "ravi", "maja", "tprice", "lhoffmann")
-_ASKS = ("the board resets right after the bootloader banner, can you read the console log?",
+_ASKS = ("the board resets right after the boot banner, can you read the console log?",
          "why does the west build pull a different module revision than last week?",
          "draft a reply to the factory about the returned units",
          "check the BOM export against what the distributor quoted",

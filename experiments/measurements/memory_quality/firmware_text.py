@@ -114,7 +114,7 @@ KINDS: tuple[FirmwareKind, ...] = (
          ("assistant", "prose", "Auf {s} sitzt ein {v}, deshalb nehmen wir dessen HAL.")),
         ("Which SoC is {s} built around?", "What chip runs the firmware on the {s} board?",
          "Welcher Controller sitzt auf {s}?"),
-        pattern=r"\b(?:STM32[HU]\d{3}|nRF5\d{3}|ESP32-S3|RP2350|MIMXRT1062|SAME54P20)\b", family=BOARDS),
+        pattern=r"\b(?:STM32[HU]\d{3}|nRF5\d{3,4}|ESP32-S3|RP2350|MIMXRT1062|SAME54P20)\b", family=BOARDS),
     FirmwareKind(
         "fw_version", _board, lambda r, s: f"{r.randrange(1, 10)}.{r.randrange(10, 100)}.{r.randrange(100, 1000)}",
         (("tool", "uart", "[00:00:00.004,211] <inf> app: {s} firmware {v} up, reset cause POR"),
@@ -138,7 +138,8 @@ KINDS: tuple[FirmwareKind, ...] = (
         ("Which hardware revision is {s} at?", "What silkscreen stage do the current {s} boards carry?",
          "{s} のハードウェアリビジョンはどれ？"),
         pattern=r"\b(?:EVT|DVT|PVT)\d\b",
-        update=("{s} respin arrived: {old} boards are scrap, {v} is what we test on", "{s} は {old} から {v} に上がりました"),
+        update=("{s} respin arrived: {old} boards are scrap, {v} is what we test on",
+                "{s} のボードは {old} から {v} に切り替わりました"),
         ask_before=("Which hardware revision was {s} at before the respin?",
                     "What silkscreen stage did the {s} boards carry earlier?", "{s} の前のハードウェアリビジョンは？"),
         family=BOARDS),
@@ -178,7 +179,7 @@ KINDS: tuple[FirmwareKind, ...] = (
          ("tool", "c", "/* {s} goes out with arbitration id {v}; keep it in sync with the DBC */"),
          ("user", "chat", "{s} kommt auf der ID {v}, nicht auf der alten")),
         ("Which CAN id does {s} use?", "What arbitration number should the filter accept for {s}?",
-         "{s} のCAN IDは？"),
+         "{s} が使っているCAN IDはどれ？"),
         pattern=r"\b0x[1-7][0-9A-F]{2}\b", family=FRAMES),
     FirmwareKind(
         "fw_can_period", _frame, lambda r, s: f"{r.randrange(5, 500)} ms",
@@ -234,7 +235,7 @@ KINDS: tuple[FirmwareKind, ...] = (
         "fw_part_price", _part, lambda r, s: f"${r.randrange(0, 10)}.{r.randrange(100, 1000)}",
         (("tool", "csv", "U7,{s},{v},unit price,at 5k"),
          ("user", "chat", "{s} kostet uns {v} pro Stück bei 5k, das ist mit dem Einkauf abgestimmt")),
-        ("What does {s} cost per unit?", "How much do we pay for one {s} at volume?", "{s} の単価はいくら？"),
+        ("What does {s} cost per unit?", "How much do we pay per piece for {s} at volume?", "{s} の単価はいくら？"),
         pattern=r"\$\d\.\d{3}\b", family=PARTS),
     FirmwareKind(
         "fw_rma", _run, lambda r, s: f"RMA-{r.randrange(100000, 1000000)}",
