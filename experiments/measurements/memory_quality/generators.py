@@ -30,8 +30,13 @@ Unreal and Unity build logs, Perforce changelists and shelves, crash triage with
 stacks, shader-compile output, a level designer's notes, a Jenkins pipeline, a minified JSON asset
 manifest, INI CVars, a QA bug sheet pasted as TSV, Discord chat and a platform-certification
 email, in English, French and Simplified Chinese, with every item type), written blind in phase 11
-(the same rules as ``dataplatform``): held out, never tuned on. Each builds one seed's sessions and
-items.
+(the same rules as ``dataplatform``): held out for that phase's first figures, a development set
+after; ``firmware`` (:mod:`.firmware`), a tenth (an embedded firmware team's days: a UART boot log,
+Yocto bitbake and Zephyr west output, devicetree fragments, Kconfig/defconfig lines, a CAN candump,
+an OpenOCD session, a BOM exported as CSV, a bring-up checklist in Markdown, a contract
+manufacturer's RMA email, a minified JSON OTA manifest, datasheet excerpts and Mattermost chat, in
+English, German and Japanese, with every item type), written blind in phase 11 (the same rules as
+``dataplatform``): held out, never tuned on. Each builds one seed's sessions and items.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from collections.abc import Callable
 
 from experiments.measurements.memory_quality.dataplatform import build_dataplatform
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
+from experiments.measurements.memory_quality.firmware import build_firmware
 from experiments.measurements.memory_quality.gamestudio import build_gamestudio
 from experiments.measurements.memory_quality.independent import build_independent
 from experiments.measurements.memory_quality.mobilerelease import build_mobilerelease
@@ -55,4 +61,5 @@ GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": bu
                                                                 "pairing": build_pairing, "oncall": build_oncall,
                                                                 "dataplatform": build_dataplatform,
                                                                 "mobilerelease": build_mobilerelease,
-                                                                "gamestudio": build_gamestudio}
+                                                                "gamestudio": build_gamestudio,
+                                                                "firmware": build_firmware}

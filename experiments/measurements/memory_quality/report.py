@@ -43,7 +43,11 @@ _GENERATOR_NOTE = {"independent": "the independent generator, written apart from
                    "gamestudio": "the game-studio generator (Unreal and Unity logs, Perforce, crash triage, shader "
                                  "compiles, level notes, Jenkins, a minified JSON manifest, INI CVars, a TSV bug sheet, "
                                  "cert email, Discord; English, French, Simplified Chinese), a ninth style written blind "
-                                 "in phase 11 and held out from all tuning"}
+                                 "in phase 11 (held out for phase 11's first figures, a development set after)",
+                   "firmware": "the firmware generator (UART boot logs, west and bitbake output, devicetree, Kconfig, "
+                               "candump, OpenOCD, a BOM CSV, a bring-up checklist, RMA email, a minified JSON OTA "
+                               "manifest, datasheets, Mattermost; English, German, Japanese), a tenth style written "
+                               "blind in phase 11 and held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 
