@@ -59,7 +59,7 @@ from aptmem.recall.bridge import chinese, chinese_words, english
 from aptmem.recall.lexicon import GROUPS, synonyms
 from aptmem.recall.question import names, phrasal
 
-__all__ = ["ANY_VALUE", "DERIVED_WEIGHT", "NAME_WEIGHT", "PHRASAL_WEIGHT", "PROXIMITY", "RERANK_DEPTH", "RESTATED_PENALTY", "Concept",
+__all__ = ["ANY_VALUE", "DERIVED_WEIGHT", "NAME_WEIGHT", "PHRASAL_WEIGHT", "RERANK_DEPTH", "RESTATED_PENALTY", "Concept",
            "concepts", "covered", "passages", "rerank", "weighted_coverage"]
 
 #: How many of the fused ranking's best records are reordered by coverage. The fused ranking
@@ -98,16 +98,6 @@ DERIVED_WEIGHT = 0.5
 #: 51.7 / 65.9 with summaries by passage alone, 84.3 / 53.6 / 66.6 with this; lowering every summary
 #: by 1 gave 85.4 / 53.6 / 67.5 but lost the real transcripts' question (above).
 RESTATED_PENALTY = 1.0
-
-#: What an entry's best passage (:func:`passages`) adds to its whole-record coverage, per concept it
-#: covers: term proximity (as in BM25TP, Büttcher et al., 2006). A long record (a channel excerpt, a
-#: block of log lines) covers the subject in one line and the asker's words in others by accident; the
-#: one line stating the subject beside its relation then ranks above it. Added to the whole-record
-#: count, never replacing it (replacing it cost the blind splits 10 points, see the module docstring).
-#: Saved 8k l3_keyword indexes of 7 development generators (seeds 200-202), mean recall@5 template /
-#: paraphrase / other: 0 86.3 / 61.9 / 71.7, 0.3 86.9 / 62.8 / 73.0, 0.6 87.1 / 62.9 / 72.6; recall@1
-#: rose most (independent template 32 -> 57, tracker 52 -> 66).
-PROXIMITY = 0.5
 
 #: A concept: the words that cover it (English words and their inflections, Chinese words of one
 #: bigram), the Chinese words of several bigrams, each covered when all of its bigrams are present,
@@ -302,9 +292,7 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
     def coverage(body: str, derived: bool) -> float:
         if not derived:
             words, stemmed = _record_words(body)
-            whole = _weighted(concept_list, weights, words, stemmed) + (bonus if valued(body, words) else 0.0)
-            near = max((_weighted(concept_list, weights, *_record_words(p)) for p in passages(body)), default=0.0)
-            return whole + PROXIMITY * near
+            return _weighted(concept_list, weights, words, stemmed) + (bonus if valued(body, words) else 0.0)
         counted = sorted(((_weighted(concept_list, weights, *_record_words(p)), p) for p in passages(body)),
                          key=lambda item: -item[0])
         best, where = 0.0, ""
