@@ -1,11 +1,10 @@
-"""Answer types person and host name, the rerank's term proximity, and the recall section's after-abstention columns."""
+"""Answer types person and host name, and the recall section's after-abstention columns."""
 
 from __future__ import annotations
 
 import polars as pl
 
 from aptmem.recall.answer_type import asked_types, holds_type
-from aptmem.recall.rerank import rerank
 from experiments.measurements.memory_quality.recall_scoring import RECALL_SCHEMA, recall_summary
 
 
@@ -23,18 +22,6 @@ def test_a_host_name_without_a_port_is_an_address() -> None:
     assert holds_type(("address",), "the primary for lamplighter is pg-heron-38.apse1.internal now")
     assert holds_type(("address",), "connect to db.internal:5432")
     assert not holds_type(("address",), "see deploy/quasar/values.yaml and version 1.2.3")
-
-
-def test_the_line_stating_subject_and_relation_beats_a_record_that_covers_them_apart() -> None:
-    question = "Which host is the primary database of corvid?"
-    apart = "\n".join(["status page updated", "corvid dashboards look flat again", "brb, coffee",
-                       "the database dashboard shows nothing", "ack, looking", "check the primary before anything",
-                       "thanks all"])
-    together = "\n".join(["rolling restart of beacon started", "brb, coffee",
-                          "patroni: corvid primary database is pg-walnut-85", "status page updated", "thanks all"])
-    # BM25 put the scattered record first; both cover the same concepts as whole records.
-    ranked = rerank(question, [(1, 9.0), (2, 8.0)], {1: apart, 2: together})
-    assert [doc for doc, _ in ranked] == [2, 1]
 
 
 def test_the_summary_reports_false_positives_after_abstention_beside_the_top_hit_ones() -> None:
