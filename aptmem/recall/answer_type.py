@@ -63,7 +63,8 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
                  "ip$", "broker"),
         cues_zh=("地址", "主机", "端口", "连接", "服务器"),
         marks=("://",),  # scheme://...
-        shape=r"\.[A-Za-z][\w-]*:\d{2,5}\b", needs=(":",),  # host.domain:port
+        # host.domain:port, or a host's full name (three labels or more, the last one letters: db-1.eu.internal).
+        shape=r"\.[A-Za-z][\w-]*:\d{2,5}\b|\b[A-Za-z0-9][\w-]*\.[\w-]+\.[A-Za-z]{2,}\b", needs=(".",),
     ),
     AnswerType(
         name="route",
@@ -97,6 +98,14 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
                  "constraint", "requirement"),
         cues_zh=("版本", "几版", "固定", "锁定", "升级", "降级"),
         shape=r"\b\d+\.\d+(?:\.\d+)+\b|(?:==|>=|<=|~=|\^)\s?\d+(?:\.\d+)+", needs=(".",),
+    ),
+    AnswerType(
+        name="person",
+        cues_en=("who$", "whom$", "whose$", "owner", "owns$", "assignee", "assigned", "maintainer", "responsible",
+                 "contact", "reviewer"),
+        cues_zh=("谁", "哪位", "负责人"),
+        # A handle (@name) or a full name written with capitals (two words or more).
+        shape=r"(?<![\w@])@[A-Za-z][\w.-]*\w|\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b",
     ),
     AnswerType(
         name="preference",

@@ -12,7 +12,14 @@ the recall index the strategy kept up to date. :class:`RecallScores` then, on th
   1,024-token recall packet (:func:`aptmem.recall.api.pack`) with the measurement's own judge
   (:func:`.scorer.judge`, the same rules as the context's packets); with, to tell where an answer
   is lost, how many hits the packet shows (``shown``) and whether every answer is in its text
-  (``answers_in_packet``).
+  (``answers_in_packet``);
+* judges what the strategy would actually show: the hits after its abstention test
+  (:func:`aptmem.recall.abstain.abstain` at the strategy's ``min_coverage``), packed the same way.
+  ``abstained`` says the test returned nothing; ``false_positive_shown`` (absent items only) says
+  that packet still names the subject beside a value (the measurement's absent-fact rule, the
+  rule of ``absent_abstained``), where ``false_positive`` only asks whether the ranking's top hit
+  is a planted item's evidence, before any abstention. ``coverage`` is the test's measure
+  (:func:`aptmem.recall.abstain.best_coverage`), kept so a threshold can be studied afterwards.
 
 Evidence is (session id, entry id): the workload's entry ids are unique across its sessions, and
 the session each landed in is read from the index. Rows go to ``memory_recall`` (one per strategy,
@@ -29,6 +36,7 @@ import polars as pl
 
 from aptmem.memory.base import MemoryStrategy
 from aptmem.memory.recall import RecallMemory
+from aptmem.recall.abstain import abstain, best_coverage
 from aptmem.recall.api import pack
 from aptmem.recall.index import RecallIndex, file_token
 from aptmem.recall.scoring import Question, judge
@@ -49,7 +57,8 @@ RECALL_SCHEMA = {**_KEY, "item": pl.String, "type": pl.String, "lang": pl.String
                  "entry_ndcg@10": pl.Float64, "session_ndcg@10": pl.Float64, "entry_rr": pl.Float64,
                  "session_rr": pl.Float64, "evidence_share10": pl.Float64, "shown": pl.Int64,
                  "answers_in_packet": pl.Boolean, "answerable": pl.Boolean,
-                 "false_positive": pl.Boolean, "top_score": pl.Float64, "hits": pl.Int64, "query_ms": pl.Float64}
+                 "false_positive": pl.Boolean, "false_positive_shown": pl.Boolean, "abstained": pl.Boolean,
+                 "coverage": pl.Float64, "top_score": pl.Float64, "hits": pl.Int64, "query_ms": pl.Float64}
 RECALL_RUN_SCHEMA = {**_KEY, "engine": pl.String, "level": pl.String, "l3": pl.String, "records": pl.Int64,
                      "bytes": pl.Int64, "build_seconds": pl.Float64, "seconds_per_10k": pl.Float64,
                      "query_p50_ms": pl.Float64, "query_p95_ms": pl.Float64, "queries": pl.Int64}
@@ -118,6 +127,9 @@ class RecallScores:
                                     evidence=evidence, aggregation=item.type == "aggregate")
                 packet = pack(text, hits, PACKET_TOKENS)
                 verdict = judge(question, [(h.session_id, h.entry_id) for h in hits], packet.text, planted)
+                kept = abstain(text, hits, strategy.min_coverage)
+                # What the strategy shows: nothing when it abstains (an empty packet names no subject).
+                shown_text = pack(text, kept, PACKET_TOKENS).text if kept else ""
                 self.questions.append({
                     **key, "item": item.id, "type": item.type, "lang": item.lang, "wording": wording,
                     "evidence": len(item.evidence), "evidence_indexed": len(evidence),
@@ -129,7 +141,10 @@ class RecallScores:
                     "evidence_share10": verdict.evidence_share10, "shown": len(packet.hits),
                     "answers_in_packet": all(a in packet.text for a in item.answers),
                     "answerable": judge_packet(judged, units([("system", packet.text)])),
-                    "false_positive": verdict.false_positive, "top_score": hits[0].score if hits else None,
+                    "false_positive": verdict.false_positive,
+                    "false_positive_shown": (not judge_packet(judged, units([("system", shown_text)]))
+                                             if item.type == "absent" else None),
+                    "abstained": not kept, "coverage": best_coverage(text, hits), "top_score": hits[0].score if hits else None,
                     "hits": len(hits), "query_ms": elapsed})
         self.runs.append({**key, **build, "query_p50_ms": _percentile(latencies, 0.5),
                           "query_p95_ms": _percentile(latencies, 0.95), "queries": len(latencies)})
@@ -144,17 +159,22 @@ def recall_summary(questions: pl.DataFrame) -> pl.DataFrame:
     """Per strategy, window and wording: the retrieval metrics averaged over items and seeds.
 
     Recall, NDCG and MRR average over items with evidence (facts, previous values, sets, order,
-    updates); ``aggregation_evidence@10`` over sets; ``false_positive_rate`` over absent items;
-    ``answerable_1024`` over the items the measurement calls findable plus updates.
+    updates); ``aggregation_evidence@10`` over sets; ``false_positive_rate`` (the top hit is planted
+    evidence, before abstention) and ``false_positive_shown_rate`` (the packet after the strategy's
+    abstention still names the subject beside a value) over absent items; ``abstained_rate`` over
+    items with evidence (answers the abstention threw away); ``answerable_1024`` over the items the
+    measurement calls findable plus updates.
     """
     present = questions.filter(pl.col("type") != "absent")
     metrics = [c for c in RECALL_SCHEMA if "recall@" in c or "ndcg" in c or c.endswith("_rr")]
     base = present.group_by("strategy", "window", "wording").agg(
         pl.len().alias("questions"), *(pl.col(c).mean() for c in metrics),
-        pl.col("answerable").cast(pl.Float64).mean().alias("answerable_1024"))
+        pl.col("answerable").cast(pl.Float64).mean().alias("answerable_1024"),
+        pl.col("abstained").cast(pl.Float64).mean().alias("abstained_rate"))
     aggregation = questions.filter(pl.col("type") == "aggregate").group_by("strategy", "window", "wording") \
         .agg(pl.col("evidence_share10").mean().alias("aggregation_evidence@10"))
     absent = questions.filter(pl.col("type") == "absent").group_by("strategy", "window", "wording") \
-        .agg(pl.col("false_positive").cast(pl.Float64).mean().alias("false_positive_rate"))
+        .agg(pl.col("false_positive").cast(pl.Float64).mean().alias("false_positive_rate"),
+             pl.col("false_positive_shown").cast(pl.Float64).mean().alias("false_positive_shown_rate"))
     keys = ["strategy", "window", "wording"]
     return base.join(aggregation, on=keys, how="left").join(absent, on=keys, how="left").sort(keys)

@@ -56,7 +56,8 @@ def recall_lines(run_dir: str | Path) -> list[str]:
     table = recall_summary(questions)
     shown = ["strategy", "window", "wording", "questions", "entry_recall@1", "entry_recall@5", "entry_recall@10",
              "session_recall@5", "entry_ndcg@10", "session_ndcg@10", "entry_rr", "session_rr",
-             "aggregation_evidence@10", "false_positive_rate", "answerable_1024"]
+             "aggregation_evidence@10", "false_positive_rate", "false_positive_shown_rate", "abstained_rate",
+             "answerable_1024"]
     percent = {c: _percent for c in shown[4:] if c not in ("entry_ndcg@10", "session_ndcg@10", "entry_rr", "session_rr")}
     ratio = {c: (lambda v: "—" if v is None else f"{v:.3f}") for c in ("entry_ndcg@10", "session_ndcg@10", "entry_rr", "session_rr")}
     cost = runs.group_by("strategy", "window", "engine", "level", "l3").agg(
@@ -69,9 +70,12 @@ def recall_lines(run_dir: str | Path) -> list[str]:
         "",
         "Each item asked in each wording of the strategy's recall index after the run; evidence is the entries that "
         "state it (session id, entry id). MRR columns are the mean reciprocal rank (`entry_rr`, `session_rr`); the "
-        "aggregation column is the share of a set's evidence in the top 10; the false-positive rate is the share of "
-        "absent-fact questions whose top hit is some planted item's evidence; `answerable_1024` judges the 1,024-token "
-        "recall packet by the measurement's rules.",
+        "aggregation column is the share of a set's evidence in the top 10; `false_positive_rate` is the share of "
+        "absent-fact questions whose top hit is some planted item's evidence (the ranking, before any abstention); "
+        "`false_positive_shown_rate` the share whose packet, after the strategy's abstention test (`min_coverage`), "
+        "still names the subject beside a value (what the strategy would show; the rule of `absent_abstained`); "
+        "`abstained_rate` the share of questions with evidence the test answered with nothing; `answerable_1024` "
+        "judges the 1,024-token recall packet by the measurement's rules.",
         "",
         markdown_table(table.select(shown), {**percent, **ratio, "window": lambda v: f"{v:,}"}),
         "",
