@@ -12,7 +12,8 @@ Shapes of values (:mod:`aptmem.memory.values`; each has unit tests of its own ex
 * identifiers of every form (snake_case parts may be joined by runs of underscores: Flyway's
   ``V42__add_users``; a pytest node id ``tests/test_a.py::test_b``; an image pinned by digest
   ``python:3.12-slim@sha256:...``): secrets and keys with a prefix (``sk_live_...``, ``ghp-...``),
-  ticket ids (``OPS-4821``), UUIDs, ARNs, multi-part names with a digit (hosts, topics, buckets,
+  ticket ids (``OPS-4821``), codes of capitals glued to digits (a service-desk ``INC0042718``, a changelist
+  ``CL40211``, a model ``T480``), UUIDs, ARNs, multi-part names with a digit (hosts, topics, buckets,
   queues: ``pg-ledger-7.db8.internal``, ``acme.prod.v2``), digit-led ones (a migration
   ``20240511_0930_add_invoices``), snake_case and CamelCase ones with a digit
   (``checkout_v2_enabled``, ``WebFrontendV2``), git branches, container image refs, handles and
@@ -20,21 +21,24 @@ Shapes of values (:mod:`aptmem.memory.values`; each has unit tests of its own ex
 * quantities with units: sizes (``25MB``, ``2944Mi``), durations (``45s``, ``1500ms``, ``30d``),
   rates (``600 req/min``, ``200rps``), percentages (``0.5%``), k8s resource units (``750m``,
   ``2Gi``). A quantity a key, a flag or a setting word binds (``timeout: 45s``, ``limit to
-  25MB``, ``a 512Mi memory limit``) is a setting, kept; one merely reported (``took 45s``,
+  25MB``, ``a 512Mi memory limit``), or that a thing weighs (``the bundle weighs 148 MB``, ``fait 3.2 GB``)
+  is a setting, kept; one merely reported (``took 45s``,
   ``p99 480ms``, ``dropped to 61%``, ``257 MB compressed``) is a measurement of the moment, not kept;
 * numbers: ports, ids, account numbers (four digits or more), and a shorter number only when a
   key binds it (``replicas: 5``, ``--workers 12``, ``pool size is now 40``);
 * paths and URLs: absolute, home (``~/``), relative with a file extension or three parts
   without a leading slash (``secret/data/payments/stripe``), Windows (``C:\\build\\out``),
-  URLs of any scheme, scp-style git remotes (``git@host:org/repo.git``);
+  URLs of any scheme, scp-style git remotes (``git@host:org/repo.git``), Perforce depot paths (``//depot/main``);
 * versions and ranges: ``v2.1``, ``1.4.2``, calendar versions, pins (``fastapi==0.110.2``),
   ranges and constraints (``^18.2.0``, ``~1.4``, ``>=18.17.0 <21``);
-* hashes: hex ids of 7-64 digits (commits, short SHAs), digests (``sha256:...``);
+* hashes: hex ids of 7-64 digits (commits, short SHAs), C literals (``0x7ffd3a2c91b0``), digests (``sha256:...``);
 * hosts and ports: IPv4 with a port, ``host.domain:5432``, ``localhost:8080``, a bare ``:8443``;
 * e-mail addresses;
 * dates and times: ISO dates and time stamps (with a zone or an offset), ``2025/03/14``,
   ``March 14, 2025``, ``14 Mar 2025``, a clock time with a zone (``18:00 UTC``);
 * money;
+* members: a name of capitalised words put into a set ("added Kai Osei to the reviewers", "Firefox ESR is on
+  the support matrix", "ajouté Safari 17 aux navigateurs"): each adds one, it updates none;
 * enum-like words in key positions: a setting's literal is its value whatever its shape
   (``log_level: debug``, ``strategy: RollingUpdate``, ``LOG_FORMAT=json``).
 
@@ -42,7 +46,8 @@ Ways a value is stated (:mod:`aptmem.memory.statements` cuts them into statement
 value``, ``key=value``, YAML/TOML/env/INI lines (about their section or block key), Markdown and
 CSV tables with a header and column-aligned listings (``kubectl get``, ``docker ps``: each
 cell about the row's first, named by its column), ``--flag value``, log lines (logfmt pairs,
-a ``[component]``), JSON fields, "X is now Y", "moved X to Y", "X -> Y", "from X to Y", and
+a ``[component]``), JSON fields, "X is now Y", "moved X to Y", "X -> Y", "from X to Y" (a counted noun or a short
+label beside the values: "from CL 40211 to CL 40388"; Chinese "从 X 调到了 Y"), "X became Y", "X is superseded", and
 sentences with no key word ("ledger talks to postgres on 6543"), in English and Chinese; unified
 diffs (:mod:`aptmem.memory.diffs`: a setting line an added line replaces is ``key: old -> new``
 about the file's folder), nested YAML (a setting about the innermost key that names a thing, its
@@ -99,7 +104,7 @@ _OLD_MARK = re.compile(r"(?:\b(?:nicht mehr|statt|anstatt|en lugar de|en vez de|
                        re.IGNORECASE)
 #: What marks the value just before it as the old one: "5375 → 7750", "v2beta1 is deprecated".
 _OLD_AFTER = re.compile(r"\s*(?:→|->|=>|\bis (?:deprecated|retired|out|gone|dead|no longer used|off|away|on leave|unavailable)\b"
-                        r"|\bwas replaced\b|\bno longer\b"
+                        r"|\bwas replaced\b|\bno longer\b|\b(?:is|was|has been) (?:superseded|obsolete|withdrawn|revoked|rolled back)\b"
                         r"|不要了|不用了|弃用|废弃|作废|已下线)", re.IGNORECASE)
 #: A logfmt or query pair whose key names what the line is about (service=umber): a subject, not a value.
 _NAMING_PAIR = re.compile(r"(?<![\w.-])(?:service|svc|app|application|component|job|name|project|repo|host|deployment|deploy|"
@@ -315,7 +320,7 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
                         attribute=value.split("=", 1)[0].lower().replace("_", "-") if shape == "assign"
                         else _attribute(sentence, start, subject) or _instruction_key(sentence, start),
                         update=_UPDATE.search(sentence) is not None or bool(replaced),
-                        adds=_ADDITIVE.search(sentence) is not None, replaces=replaced[-1] if replaced else ""))
+                        adds=_ADDITIVE.search(sentence) is not None or shape == "member", replaces=replaced[-1] if replaced else ""))
     return tuple(out)
 
 

@@ -22,7 +22,7 @@ _PREFERENCE = re.compile(
     re.IGNORECASE,
 )
 _DECISION = re.compile(
-    r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled on|switch(?:ed)? to|"
+    r"\b(?:decided|decide|we will|we'll|let's go with|going with|went with|chose|choose|chosen|settled(?! (?:in|down|into)\b)|finali[sz]ed|switch(?:ed)? to|"
     r"opted for|picked(?! (?:\w+ )?up\b)|won|wins|selected|adopted|agreed on|landed on|the call is|the winner is|choice|decision|"
     # what a meeting or a postmortem settled, named by its noun, and the same verbs in German, Spanish and French
     r"outcome|resolution|verdict|conclusion|agreed|beschlossen|entschieden|vereinbart|festgelegt|entscheidung|"

@@ -12,6 +12,9 @@ last hour") and peaks as measurements, setting nouns after a measured word (a ra
 compound durations (``5h45m``), names stamped with a time (``manual__2026-12-11T08:37:07``), CIDR networks, thresholds
 ("passes N", "above N", "within N", "en moins de N"), the copulas of French, German and Spanish and the particles of
 Japanese as binders, "from X to Y" in either language order (``X から Y に``), and two-part snake_case names a word binds.
+The fourth pass added codes of capitals glued to digits (``INC0042718``), ``0x`` hashes, Perforce depot paths, the verbs
+of size as binders ("weighs", French "fait", German "wiegt"), "from X to Y" with a verb before 到/成 and a closing 了, a
+label or a counted noun beside the values, "X became Y", and names put into a set (shape ``member``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("key", re.compile(r"\b[a-z]{1,10}_(?=[a-z]*[0-9A-Z])[A-Za-z0-9]{8,}\b|\b[a-z]{2,10}-[A-Za-z0-9]{16,}\b", re.ASCII), 3.0),
     ("pin", re.compile(r"\b[\w.-]+(?:==|~=|>=|@)\d+(?:\.\w+){1,3}\b", re.ASCII), 3.0),
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b", re.ASCII), 3.0),
+    # A code of capitals glued to digits (INC0012345, KB5034441, CL2997925, A770): a ticket, a changelist, a product or a
+    # model code. A short one (one capital, three digits) is a model name; fewer digits (P99, Q3) are no code.
+    ("code", re.compile(r"(?<![\w.-])(?:[A-Z]{2,6}\d{4,12}|[A-Z]{1,2}\d{3})(?![\w.-]*\w)", re.ASCII), 2.5),
     # A merge or pull request, an issue by its number: GitLab's !123, GitHub's #456, "PR 789", "MR #12".
     ("ref", re.compile(r"(?<![\w!&#])[!#]\d{2,7}\b|\b(?:PR|MR)\s?#?\d{1,7}\b", re.ASCII), 3.0),
     # A time window (02:00-04:00 UTC, Sat 01:00–03:00, Mi 00:30-02:30 UTC): its day (an abbreviation, a weekday, 周三)
@@ -48,7 +54,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("hostport", re.compile(r"(?<![\w.:/@-])(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+)?:\d{2,5}(?![\w.:])", re.ASCII), 3.0),
     # Absolute and home paths; relative ones with an extension (a pytest node id's ::test names with it), or of three
     # parts or more; Windows paths.
-    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b(?:::[\w\[\].-]+)*"
+    ("path", re.compile(r"(?<![\w@:/.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?"
+                        # a Perforce depot or stream path (//depot/main/...), a share (//fileserver/builds)
+                        r"|(?<![\w@:/.])//[A-Za-z0-9_][\w.@+-]*(?:/[\w.@+-]+)+/?|(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b(?:::[\w\[\].-]+)*"
                         r"|(?<![\w/:.@-])[A-Za-z_][\w.-]*(?:/[\w.@+-]+){2,}/?|\b[A-Za-z]:\\(?:[\w. -]+\\)*[\w.-]+", re.ASCII), 2.5),
     ("branch", re.compile(r"\b(?:feature|fix|hotfix|release|bugfix|chore|feat|topic|dev)/[\w./-]+", re.ASCII), 3.0),
     # A container image reference (python:3.12-slim, ghcr.io/acme/api:2.4.1): a name, a colon, a tag with a digit.
@@ -66,7 +74,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
                         r"|\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]* \d{4}\b"
                         r"|(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?\s?(?:UTC|GMT|Z|[AP]M|am|pm|[A-Z][SD]T)\b", re.ASCII), 2.0),
     # A hash standing alone: one inside a dashed name (a pod's parcel-router-1d8e0ac3f-7fe55, silence-4828c134) is part of it.
-    ("hex", re.compile(r"(?<![\w.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-]|\.\w)", re.ASCII), 3.0),
+    # ... and one written as a C literal (0x8badf00d1234): a permutation key, a crash address, a build hash.
+    ("hex", re.compile(r"(?<![\w.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-]|\.\w)"
+                       r"|(?<![\w.-])0[xX][0-9a-fA-F]{6,32}\b", re.ASCII), 3.0),
     # An address with a port, or a network in CIDR notation (10.93.76.0/24): its prefix length is part of it.
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5}|/\d{1,2}(?![\d./]))?\b", re.ASCII), 2.5),
     # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
@@ -127,9 +137,13 @@ _UNIT_KEY = re.compile(r"(?:[_\s]|\b)(?:ms|s|sec|secs|seconds|bytes|kb|mb|gb|pct
                        r"hits|misses|latency|duration|elapsed|p\d\d|line|lineno|col|column|offset)\s*[:=]?\s*$", re.IGNORECASE)
 #: Words just before a number with a unit that make it a setting, not a measurement ("limit to 3250 per minute",
 #: "throttle at 5375 requests per minute", "--per-minute 900", "timeout=30s").
-_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|\b(?:is|are|be)\s+(?:only|just|still|currently)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|到|成"
+_SETS = re.compile(r"(?:\b(?:to|at|is|be|of|now|limit|limited|cap|capped|throttle[sd]?)|\b(?:is|are|be)\s+(?:only|just|still|currently)|[=:：]|->|→|=>|--[a-z][\w-]*|为|是|(?:到|成)了?"
+                   # a value something became, or weighs (a build's, a package's size: "the patch weighs 6.61 GB")
+                   r"|\b(?:became|becomes|weighs|weighed|weigh)"
                    # the copula and "to" of French, German and Spanish ("est de 1.52%", "passe à 30s", "auf 45s", "es de 5%")
                    r"|\b(?:est|sont|sera|ist|sind|beträgt|auf|es|son|será)(?:\s+(?:de|d'|von|à))?|\bà"
+                   # ... and their verbs of size ("le patch fait 1.55 GB", "pèse 3 Go", "wiegt 2 GB", "pesa 4 GB", "ocupa 9 GB")
+                   r"|\b(?:fait|font|pèse|pèsent|wiegt|wiegen|pesa|pesan|ocupa|ocupan)"
                    # a Japanese topic, object or "from" particle before the value ("SLA は 5h45m", "11h05m から 5h45m に")
                    r"|[はをが]|から"
                    # a threshold: the line a reading must not cross is set ("passes 584,477 messages", "above 2%", "within 11h05m");
@@ -152,7 +166,7 @@ _SET_NOUN_AFTER = re.compile(r"\s+(?:[a-z][\w-]*\s+){0,2}?(?:limits?|caps?|quota
                              r"|\s+(?:is|are|was)\s+(?:in|out|now|new|live|current|gone|retired|replaced)\b", re.IGNORECASE)
 #: What binds a short number or a quantity to a key right before it ("replicas: 5", "--workers 12", "pool size is now 40",
 #: "set it to 3"): a setting, not a count said in passing ("3 retries", "step 2").
-_BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|becomes|became|set|of)\b|为|是|到|成)\s*[\"']?$", re.IGNORECASE)
+_BOUND = re.compile(r"(?:[=:：]|->|→|=>|--[a-z][\w-]*|\b(?:to|is|are|now|becomes|became|set|of)\b|为|是|(?:到|成)了?)\s*[\"']?$", re.IGNORECASE)
 #: The key that binds the value after it, in a structured statement: ``key: value``, ``key = value``, ``--flag value``.
 _KEY_BEFORE = re.compile(r"(?:--([a-z][\w-]*)[\s=]|([A-Za-z_][\w.-]*)[\"']?\s*[:=：])\s*[\"']?$")
 #: A measurement named before its copula ("the error rate is 8%", "p99 latency was 480ms", "错误率是8%"): reported, not set.
@@ -165,13 +179,17 @@ _MEASURED = re.compile(r"(?:\b(?:rate|usage|utili[sz]ation|latency|p\d\d|duratio
                        r"|\b(?:dropped|fell|rose|climbed|grew|jumped|spiked|increased|decreased|went (?:up|down))\s+(?:to|by)\s*$"
                        # a peak or a level reached ("peaked at 71568 messages", "hit 95%", "topped out at 3s")
                        r"|\b(?:peaked|peaks|topped out|maxed out|hit|reached|averaged|hovered|sat|sits|stood|stands)\s+(?:at\s+|around\s+)?$"
-                       r"|(?:涨到|掉到)\s*$", re.IGNORECASE)
+                       r"|(?:涨到|掉到)了?\s*$", re.IGNORECASE)
 #: "from" before a value and "to" after it: the old and the new value of one change.
-_FROM = re.compile(r"\b(?:from|von|de|desde)\s+$|从\s*$", re.IGNORECASE)
-_TO = re.compile(r"\s*(?:\bto\b|\bauf\b|\ba\b|à|->|→|=>|改为|改成|到)\s*", re.IGNORECASE)
+#: (a short label may stand between "from" and the value: "从 CL 3788597", "from build 812")
+_FROM = re.compile(r"(?:\b(?:from|von|de|desde)\s+|从\s*)(?:[A-Za-z]{1,5}\s)?$", re.IGNORECASE)
+#: (Chinese puts the verb of the change before 到 or 成, and may close it with 了: "压到了", "换成了", "调到")
+#: (a counted noun may follow the old value: "from 3 replicas to 5", "从 13130 permutations 降到了 51286")
+_TO = re.compile(r"(?:\s[a-z]{2,20}(?=\s|[\u4e00-\u9fff]))?\s*(?:\bto\b|\bauf\b|\ba\b|à|->|→|=>|改为|改成|[\u4e00-\u9fff]?(?:到|成)了?)\s*(?:[A-Za-z]{1,5}\s)?", re.IGNORECASE)
 #: Japanese says "from" after the old value: "11h05m から 5h45m に".
 #: ... and so does Korean ("38.9% 에서 13.9% 로").
-_FROM_AFTER = re.compile(r"\s*(?:から|에서|부터)\s*")
+#: English says it with a verb of becoming ("1705 MiB became 1508 MiB", "v3 gave way to v4").
+_FROM_AFTER = re.compile(r"\s*(?:から|에서|부터)\s*|\s+(?:became|becomes|turned into|gave way to|was replaced by|is replaced by)\s+")
 #: A word after a quantity that says it is a reading of the moment ("257 MB compressed", "3.1GiB used", "12 GB free").
 _READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|left|remaining|in use|allocated|resident)\b"
                             # a reading over a span of time ("5.5x over the last hour", "3% in the past day")
@@ -202,6 +220,14 @@ _NAME_BY = re.compile(r"\b(?:owned|maintained|run|led|managed|handled|reviewed|a
                       # the person one is sent to ("请找端木明哲，", "要南宫沐阳 approve"): a name, then a pause or a latin verb
                       r"|(?:请找|找|联系|请教|问|(?<![需只还也就])要|让)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[，。；,;！!（(]|$|[A-Za-z]))")
 _CJK_VALUE = re.compile(r"(?:是|(?<![因认作成以])为|改为|改成|设为|设置为|换成|变为|定为|更新为|：|:\s*(?=[\u4e00-\u9fff]))\s*([^\s，。；、,;:：！？!?的了]{2,16})(?=$|[，。；、,;！？!?\s])")
+#: A name of capitalised words (a digit group may be one of them: "Xbox Series S", "Switch 2") put into a set: added to
+#: one (in English, French, German, Spanish), or said to be on a list, a roster, a matrix.
+#: (a pronoun or an article opening the sentence names nothing: "It is on the list", "The job is in scope")
+_MEMBER_NAME = r"(?!(?:It|This|That|The|These|Those|He|She|They|We|You|There|Everything|Nothing|Everyone)\b)[A-Z][\w-]*(?:\s(?:[A-Z][\w-]*|\d{1,4}(?![\w.,])))*"
+_MEMBER = re.compile(r"\b(?:added|adding|adds|ajouté|ajoutée|ajoutons|hinzugefügt|añadido|añadimos|agregado|agregamos)\s+"
+                     rf"(?P<v>{_MEMBER_NAME})\s+(?:to|into|aux?|à|dans|zu[rm]?|a|al)\b"
+                     rf"|(?<![\w-])(?P<w>{_MEMBER_NAME})\s+(?:is|are|was|were)\s+(?:now\s+|also\s+)?(?:on|in|part of)\s+the\s+"
+                     r"(?:[\w-]+\s+){0,3}?(?:list|set|roster|rota|matrix|lineup|line-up|scope)\b")
 #: A person a role binds, named before it: "Dana Wu will own the migration", "Li Na is the maintainer".
 _NAME_ROLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+){1,2}) (?:(?:will|now|also) )?(?:owns?|leads?|maintains?|runs?|"
                         # a rota's words: who holds the pager or the shift, who covers or takes over
@@ -277,6 +303,15 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
         if _BINDS_BEFORE.search(sentence, max(0, start - 16), start) or _BINDS_AFTER.match(sentence, end):
             found.append(("symbol", match.group(0), start, end))
     _from_to(sentence, found)
+    for match in _MEMBER.finditer(sentence):
+        # A name put into a set ("added Dana Wu to the rota", "nous avons ajouté Switch 2 aux plateformes"): a member, whole,
+        # even where a piece of it has a shape of its own (the "2" of a product's name is no count).
+        group = "v" if match.group("v") else "w"
+        start, end = match.span(group)
+        if not any(s < start or e > end for _, _, s, e in found if s < end and start < e):
+            found[:] = [v for v in found if not (v[2] < end and start < v[3])]
+            taken[start:end] = b"\x01" * (end - start)
+            found.append(("member", match.group(group), start, end))
     if not found:
         for match in _NAME_AFTER.finditer(sentence):
             found.append(("name", match.group(1), match.start(1), match.end(1)))
