@@ -14,8 +14,9 @@
    facts asked in styles written later and never tuned on (``blind``: phase 6, before the rerank;
    ``blind2``: phase 7, before that phase's ranking work; ``blind3``: phase 9, written blind, a
    development split of the fusion from phase 10; ``blind4``: phase 10, written blind, a
-   development split from phase 11; ``blind5``: phase 11, written blind, the held-out one, asked by
-   no development split). ``--splits`` asks only the named splits' questions (the others
+   development split from phase 11; ``blind5``: phase 11, written blind, held out, asked by no
+   development split; ``blind6``: phase 12, written blind, held out likewise, an indirect request
+   inside a longer message). ``--splits`` asks only the named splits' questions (the others
    are neither asked nor printed, so a held-out split can be kept from anyone tuning on the rest;
    query p50/p95 are then over the asked questions only).
 

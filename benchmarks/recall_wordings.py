@@ -3,8 +3,9 @@
 Each split past ``held_out`` asks every held-out fact once more per wording, in a style written
 at one phase of the work: :data:`FRESH` (phase 4), :data:`BLIND` (phase 6), :data:`BLIND2` (phase
 7), :data:`BLIND3` (phase 9, a development split of the fusion from phase 10), :data:`BLIND4`
-(phase 10, a development split from phase 11) and :data:`BLIND5` (phase 11, written blind: the
-held-out one, asked by no development split). A wording is a pair (English, Chinese) per kind,
+(phase 10, a development split from phase 11), :data:`BLIND5` (phase 11, written blind, asked by
+no development split) and :data:`BLIND6` (phase 12, written blind after BLIND5 proved too easy:
+held out, asked by no development split). A wording is a pair (English, Chinese) per kind,
 filled from the fact's slots (``{s}``, ``{env}``, ``{proto}``, ``{bug}``, ``{topic}``, ``{lib}``
 ...). :data:`STYLED` lists them with their split names in the order the questions are built.
 They live apart from the workload's generator so the generator stays one job, and so a new
@@ -13,7 +14,7 @@ wording is added here without touching how facts are written.
 
 from __future__ import annotations
 
-__all__ = ["BLIND", "BLIND2", "BLIND3", "BLIND4", "BLIND5", "FRESH", "STYLED"]
+__all__ = ["BLIND", "BLIND2", "BLIND3", "BLIND4", "BLIND5", "BLIND6", "FRESH", "STYLED"]
 
 #: The ``fresh`` questions: a third wording per kind (en, zh), written in phase 4 before any tuning
 #: and never tuned on, in a style the other wordings do not use (terse, chatty, other relation
@@ -161,7 +162,63 @@ BLIND5: dict[str, tuple[str, str]] = {
 }
 
 
+#: The ``blind6`` questions: a ninth wording per kind (en, zh), written blind in phase 12 (without
+#: reading the recall engines or their reranks, nor any earlier run's misses, and never run through
+#: an engine but to check the questions are built and to report its figures). The voice is a
+#: longer chat message (news, thanks, an apology for its length) with the ask folded into it as an
+#: indirect request ("it would help to know...", "could you dig out..."), put by someone who knows
+#: what the thing is for or what went wrong but not its name: traffic a service sends, the strand
+#: of history customer builds come from, what put an end to a bug, the number auditors should
+#: search for, the path a robot calls every minute, the older one a service is held back on, how
+#: the user wants work shaped, what tipped the balance. None of the template's or the fact
+#: statement's relation words (English or Chinese) and none of the earlier wordings' shapes; it
+#: names the subject and the slots that tell one fact of a kind from another (the environment and
+#: protocol, the bug, the topic, the library). Asked of the held-out facts as :data:`FRESH` is;
+#: reported as split ``blind6``, held out (no development split asks it).
+BLIND6: dict[str, tuple[str, str]] = {
+    "env": ("Morning! Thursday's demo of {s} is on track and the slides are nearly done. The one gap left is the {env} page: "
+            "if you can dig up where {s} sends its {proto} traffic over there, drop it in the doc. Thanks, and enjoy the weekend.",
+            "早！周四 {s} 的演示准备得差不多了，幻灯片也快做完。就差{env_zh}那一页：麻烦查一下 {s} 在那边的 {proto} "
+            "流量是发到哪台机器上的，填进文档就行。谢谢，周末愉快。"),
+    "branch": ("Thanks again for the review yesterday! Next up I'm packaging {s} for customers, and I'd rather not guess which "
+               "strand of git history the customer builds come from. If you remember its name, put it in your reply; after lunch is fine.",
+               "昨天谢谢你帮忙看代码！接下来我要给客户打 {s} 的包，不想瞎猜：给客户的构建是从 git 历史里的哪一股拉出来的？"
+               "记得名字的话回复里写一下，午饭后再回也行。"),
+    "commit": ("Bit of a long one, sorry. The on-call rota is sorted and the wiki is up to date. Meanwhile a customer is seeing "
+               "what looks like the {bug} again on {s}; it would help a lot to know which exact change put an end to it the "
+               "first time, so I can compare it with what is deployed. Its identifier is enough.",
+               "有点长，抱歉。值班表排好了，wiki 也更新了。另外有个客户在 {s} 上又碰到了像是 {bug} 的情况；要是能知道当初"
+               "到底是哪一次改动让它消失的就好了，我好跟线上部署的对比一下。给个标识就够。"),
+    "ticket": ("Hi! Finance signed off on the new quotas, so that's one thing off the list. Separately, the auditors want to "
+               "follow the paper trail on {topic} in {s}; I'd be grateful if you could send me whatever number they should "
+               "type into the search box of our bug system.",
+               "嗨！财务批了新的配额，又少一件事。另外审计想顺着 {s} 的 {topic} 查来龙去脉，麻烦把他们该在缺陷系统搜索框里"
+               "输入的那个编号发我一下。"),
+    "endpoint": ("Onboarding with the new hosting provider is going fine, the DNS moved yesterday. They now ask, for {s}, "
+                 "which web path their robot should call every minute to learn that it has not fallen over; would you mind "
+                 "digging that out for me?",
+                 "新托管商的接入挺顺利，DNS 昨天已经切过去了。他们现在问 {s} 该让他们的机器人每分钟访问哪个网页路径，"
+                 "才能知道它没挂；能帮我翻出来吗？"),
+    "pin": ("My laptop died, so I'm setting up {s} from scratch on a new one; the rest went smoothly. Before I run the "
+            "installer: if I let it grab the newest {lib}, I suspect things break, since I remember {s} being held back on "
+            "an older one. Which exact one should I ask for?",
+            "笔记本坏了，我在新电脑上从头搭 {s}，其他都还顺利。跑安装之前想确认：要是让它装最新的 {lib} 估计会出问题，"
+            "我记得 {s} 一直停在一个旧的上。具体该装哪一个？"),
+    "preference": ("First week on {s}, and people have been lovely. My buddy mentioned in passing that the user has a strong "
+                   "opinion on how work in {s} should be shaped, and I'd hate to step on it in my first patch; could you "
+                   "remind me what it was?",
+                   "这是我在 {s} 的第一周，大家都很友好。带我的同事顺口提到用户对 {s} 的活儿该怎么干有很明确的看法，"
+                   "我不想第一个补丁就踩雷，能提醒我一下是什么吗？"),
+    "decision": ("Writing the quarterly summary now, mostly numbers. One paragraph has to explain, for a non-technical reader, "
+                 "what {s} ended up built on rather than its rival and what tipped the balance; could you list the two or "
+                 "three facts I need for it?",
+                 "在写季度总结，大部分是数字。其中一段要给不懂技术的人讲清楚 {s} 最后建在哪套东西上、落选的另一套是什么、"
+                 "是什么让天平倾斜的；能帮我凑齐这几条吗？"),
+}
+
+
 #: Every styled wording with the split it is reported as, in the order the questions are built (the
 #: order is part of a seed's question list: a new wording goes last).
 STYLED: tuple[tuple[str, dict[str, tuple[str, str]]], ...] = (
-    ("fresh", FRESH), ("blind", BLIND), ("blind2", BLIND2), ("blind3", BLIND3), ("blind4", BLIND4), ("blind5", BLIND5))
+    ("fresh", FRESH), ("blind", BLIND), ("blind2", BLIND2), ("blind3", BLIND3), ("blind4", BLIND4), ("blind5", BLIND5),
+    ("blind6", BLIND6))
