@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_workload import SPLITS, build_workload  # noqa: E402
 
+from aptmem.errors import RecallEngineUnavailable  # noqa: E402
 from aptmem.jsonl_store import JsonlStore  # noqa: E402
 from aptmem.recall.abstain import best_coverage  # noqa: E402
 from aptmem.recall.api import pack  # noqa: E402
@@ -85,7 +86,11 @@ class Builds:
             start = time.perf_counter()
             index = RecallIndex(self.store, self.root, engines=engines, facts=facts, path=path,
                                 change_token=lambda s: file_token(self.store.path(s)))
-            index.refresh()
+            try:
+                index.refresh()
+            except BaseException:
+                index.close()
+                raise
             self.built[key] = (index, time.perf_counter() - start)
         return self.built[key]
 
@@ -145,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="recall-bench-"))
     engine_rows: list[dict] = []
     question_rows: list[dict] = []
+    skipped: list[str] = []
     try:
         sizes = [("small", 30 if args.small else 180, 60 if args.small else 100, 120 if args.small else 400, args.engines)]
         if not args.small and not args.no_large:
@@ -159,7 +165,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(workload.questions)} questions, written in {time.perf_counter() - t0:.1f}s", flush=True)
             builds = Builds(str(root), scratch, size)
             for label in engines.split(","):
-                row, rows = run_variant(builds, label, workload, score=True, packets=not args.no_packet)
+                try:
+                    row, rows = run_variant(builds, label, workload, score=True, packets=not args.no_packet)
+                except RecallEngineUnavailable as exc:  # an optional engine without its extra: the others still run
+                    print(f"  {label:13s} skipped: {exc}", flush=True)
+                    skipped.append(f"{label} ({size})")
+                    continue
                 engine_rows.append(row)
                 for r in rows:
                     r["size"] = size
@@ -187,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                              "false_positive_rate"])
         for split in (name for name in SPLITS if name in splits):
             print(show.filter(pl.col("split") == split))
+    if skipped:
+        print(f"not measured (their extras are not installed): {', '.join(skipped)}")
     print(out)
     return 0
 

