@@ -22,7 +22,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from experiments.measurements.memory_quality.planting import DrawnKind, hex_digits
+from experiments.measurements.memory_quality.dayworld import Aggregate, DayKind, OrderEvent
+from experiments.measurements.memory_quality.planting import hex_digits
 
 __all__ = ["AGGREGATES", "BOARDS", "FAULTS", "FRAMES", "KINDS", "PARTS", "RELEASES", "RUNS", "ORDER_EVENTS",
            "ORDER_QUESTIONS", "SET_TOPICS", "TEAM_TOPICS", "FirmwareKind", "fill", "language_of", "noise_statement"]
@@ -67,12 +68,8 @@ _BRANDS = ("TPS", "LTC", "MAX", "ADP", "BQ", "TCAN")
 
 
 @dataclass(frozen=True)
-class FirmwareKind(DrawnKind):
+class FirmwareKind(DayKind):
     """One relation the firmware sessions plant; ``family`` is the subjects it is said of."""
-
-    family: tuple[str, ...] = ()
-    #: a decision's reason (the second part of its answer)
-    why: Callable[[random.Random], str] | None = None
 
 
 def fill(template: str, subject: str, value: str = "", old: str = "", why: str = "") -> str:
@@ -287,7 +284,7 @@ KINDS: tuple[FirmwareKind, ...] = (
 )
 
 #: Sets gathered one value per session: (kind, value maker, said templates, questions); ``{t}`` the topic.
-AGGREGATES: tuple[tuple[str, Callable[[random.Random], str], tuple[tuple[str, str, str], ...], tuple[str, str, str]], ...] = (
+AGGREGATES: tuple[Aggregate, ...] = (
     ("fw_testpoint_set", lambda r: f"TP{r.randrange(100, 400)}",
      (("user", "chat", "{t}: {v} reads wrong again, scope shot in the thread"),
       ("assistant", "prose", "{t} で {v} の電圧が規格外でした。"),
@@ -305,7 +302,7 @@ AGGREGATES: tuple[tuple[str, Callable[[random.Random], str], tuple[tuple[str, st
 SET_TOPICS = ("the EMC pre-scan", "the thermal soak", "the DVT power review", "the field trial", "the ESD campaign")
 
 #: Two events in different sessions: a release pushed to the OTA beta channel, a factory image handed to the CM.
-ORDER_EVENTS: tuple[tuple[Callable[[random.Random], str], tuple[str, str, str]], ...] = (
+ORDER_EVENTS: tuple[OrderEvent, ...] = (
     (lambda r: f"OTA-{hex_digits(r, 6).upper()}", ("user", "chat", "{s} is live on the beta channel, rollout id {v}")),
     (lambda r: f"LOT-{r.randrange(10_000_000, 100_000_000)}",
      ("assistant", "prose", "Das Fabrik-Image von {s} ist beim Fertiger, Losnummer {v}.")),

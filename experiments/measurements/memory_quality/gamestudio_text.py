@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from experiments.measurements.memory_quality.planting import DrawnKind
+from experiments.measurements.memory_quality.dayworld import Aggregate, DayKind, OrderEvent
 
 __all__ = ["AGGREGATES", "CRASHES", "GAMES", "KINDS", "LEVELS", "MILESTONES", "ORDER_EVENTS", "ORDER_QUESTIONS",
            "PLUGINS", "SET_TOPICS", "SHADERS", "STUDIO_TOPICS", "StudioKind", "fill", "language_of", "noise_statement"]
@@ -73,12 +73,8 @@ _GPUS = ("RTX 3060", "RTX 4070", "RTX 2080", "RX 6700 XT", "RX 7800 XT", "Arc A7
 
 
 @dataclass(frozen=True)
-class StudioKind(DrawnKind):
+class StudioKind(DayKind):
     """One relation the game-studio sessions plant; ``family`` is the subjects it is said of."""
-
-    family: tuple[str, ...] = ()
-    #: a decision's reason (the second part of its answer)
-    why: Callable[[random.Random], str] | None = None
 
 
 def fill(template: str, subject: str, value: str = "", old: str = "", why: str = "") -> str:
@@ -291,7 +287,7 @@ KINDS: tuple[StudioKind, ...] = (
 )
 
 #: Sets gathered one value per session: (kind, value maker, said templates, questions); ``{t}`` the topic.
-AGGREGATES: tuple[tuple[str, Callable[[random.Random], str], tuple[tuple[str, str, str], ...], tuple[str, str, str]], ...] = (
+AGGREGATES: tuple[Aggregate, ...] = (
     ("gs_platform_set", lambda r: r.choice(("Switch 2", "Xbox Series S", "Steam Deck", "PS5 Pro", "GeForce Now",
                                             "Xbox One X", "PS4 Slim", "Meta Quest 3", "ROG Ally", "Apple Vision Pro")),
      (("user", "chat", "{t}: {v} is on the target list as of today"),
@@ -311,7 +307,7 @@ SET_TOPICS = ("the performance sprint", "the accessibility review", "the co-op b
               "the controller remapping work")
 
 #: Two events in different sessions: a patch submitted for one milestone, an emergency shelve for another.
-ORDER_EVENTS: tuple[tuple[Callable[[random.Random], str], tuple[str, str, str]], ...] = (
+ORDER_EVENTS: tuple[OrderEvent, ...] = (
     (lambda r: f"SUB-{_hex(r, 6).upper()}", ("user", "chat", "sent the {s} build to the platform holder, receipt {v}")),
     (lambda r: f"SHV-{r.randrange(10_000_000, 99_999_999)}",
      ("assistant", "prose", "Shelved the {s} hotfix as {v} so the release stream can take it.")),

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from experiments.measurements.memory_quality.planting import DrawnKind
+from experiments.measurements.memory_quality.dayworld import Aggregate, DayKind, OrderEvent
 
 __all__ = ["AGGREGATES", "APPS", "CRASHES", "FEATURES", "KINDS", "ORDER_QUESTIONS", "PINS", "RELEASES", "TOPICS",
            "ReleaseKind", "fill", "language_of", "noise_statement"]
@@ -69,12 +69,8 @@ _GUIDELINES = ("4.3(a)", "4.3(b)", "5.1.1(v)", "5.1.2(i)", "3.1.1(a)", "4.2.3(i)
 
 
 @dataclass(frozen=True)
-class ReleaseKind(DrawnKind):
+class ReleaseKind(DayKind):
     """One relation the mobile-release sessions plant; ``family`` is the subjects it is said of."""
-
-    family: tuple[str, ...] = ()
-    #: a decision's reason (the second part of its answer)
-    why: Callable[[random.Random], str] | None = None
 
 
 def fill(template: str, subject: str, value: str = "", old: str = "", why: str = "") -> str:
@@ -327,7 +323,7 @@ KINDS: tuple[ReleaseKind, ...] = (
 )
 
 #: Sets gathered one value per session: (kind, value maker, said templates, questions); ``{t}`` the topic.
-AGGREGATES: tuple[tuple[str, Callable[[random.Random], str], tuple[tuple[str, str, str], ...], tuple[str, str, str]], ...] = (
+AGGREGATES: tuple[Aggregate, ...] = (
     ("mr_locale_set", lambda r: r.choice(("ko-KR", "pt-BR", "es-MX", "fr-CA", "de-AT", "ja-JP", "it-IT", "nl-BE",
                                           "sv-SE", "pl-PL", "tr-TR", "vi-VN")),
      (("user", "chat", "added the {v} strings for {t}, translators signed off"),
@@ -347,7 +343,7 @@ SET_TOPICS = ("the accessibility pass", "the tablet layout work", "the Black Fri
               "the onboarding redesign")
 
 #: Two events in different sessions: an expedited review asked for one release, a hotfix branch cut for another.
-ORDER_EVENTS: tuple[tuple[Callable[[random.Random], str], tuple[str, str, str]], ...] = (
+ORDER_EVENTS: tuple[OrderEvent, ...] = (
     (lambda r: f"EXP-{_base36(r, 5)}", ("user", "chat", "asked Apple for an expedited review of {s}, request {v}")),
     (lambda r: f"hotfix/{r.choice(_WORDS)}-{r.randrange(100, 999)}",
      ("assistant", "prose", "Cut {v} for the {s} hotfix from the release tag.")),

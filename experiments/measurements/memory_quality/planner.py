@@ -1,5 +1,5 @@
 """The bookkeeping every generator that draws its own kinds shares (:mod:`.oncall`, :mod:`.dataplatform`,
-:mod:`.mobilerelease`): fresh values, (kind, subject) pairs said once, numbered items and placed statements.
+:mod:`.dayworld`): fresh values, (kind, subject) pairs said once, numbered items and placed statements.
 
 Each generator's planner subclasses :class:`Planner` and adds what it plants (facts, updates, sets,
 orders, absent items, distractors) in its own voice; the draws here consume the generator's random
