@@ -97,7 +97,8 @@ class GenomicsFiller:
             "jupyter": lambda: ("notebook_run", {"path": f"notebooks/{self._lib()}_qc.ipynb"}, "jupyter"),
             "eln": lambda: ("eln_fetch", {"page": f"core/{self._lib()}-week-{self.rng.randrange(1, 9)}"}, "eln"),
             "lims": lambda: ("lims_export", {"query": "status:open", "format": "tsv"}, "lims"),
-            "runinfo": lambda: ("read_file", {"path": f"/seq/incoming/{self._folder()}/RunInfo.xml"}, "runinfo"),
+            "runinfo": lambda: ("bash", {"command": f"cd /seq/incoming/{self._folder()} && head -n 60 RunInfo.xml RunParameters.xml"},
+                                "runinfo"),
             "email": lambda: ("mail_thread", {"folder": "INBOX/pi", "n": self.rng.randrange(2, 6)}, "email"),
             "zulip": lambda: ("zulip_history", {"stream": "sequencing", "topic": self.rng.choice(("runs", "qc", "cluster"))},
                               "zulip"),
@@ -182,10 +183,14 @@ class GenomicsFiller:
         if fmt == "lims":
             return "\n".join(["entity\tattribute\tvalue\tstate", *blocks])
         if fmt == "runinfo":
-            folder = self._folder()
-            return "\n".join(['<?xml version="1.0"?>', '<RunInfo Version="6">', f'  <Run Id="{folder}" Number="{rng.randrange(1, 300)}">',
+            # The filler's read elements sit in RunInfo.xml; anything else (RunParameters) follows as the second file.
+            reads = [b for b in blocks if b.startswith("    <Read ")]
+            others = [b for b in blocks if not b.startswith("    <Read ")]
+            return "\n".join(["==> RunInfo.xml <==", '<?xml version="1.0"?>', '<RunInfo Version="6">',
+                              f'  <Run Id="{self._folder()}" Number="{rng.randrange(1, 300)}">',
                               f"    <Flowcell>AAF{rng.randrange(100, 999)}M5</Flowcell>", "    <Instrument>VH00871</Instrument>",
-                              "  </Run>", "</RunInfo>", *blocks])
+                              "    <Reads>", *reads, "    </Reads>", "  </Run>", "</RunInfo>",
+                              *(["", "==> RunParameters.xml <==", *others] if others else [])])
         if fmt == "email":
             return "\n".join([f"From: {rng.choice(('Prof. Ada Serra', 'Dr. Boris Kamenev', 'Prof. Nina Ruggeri'))}",
                               "To: gcf-bioinfo", f"Subject: Re: {rng.choice(('sequencing status', 'delivery', 'invoices', 'next run'))}",
@@ -204,7 +209,8 @@ class GenomicsFiller:
         rng = self.rng
         stats = {"percent_duplicates": round(rng.uniform(5, 60), 1), "percent_gc": rng.randrange(38, 55),
                  "avg_sequence_length": rng.randrange(120, 151), "percent_fails": rng.randrange(0, 30)}
-        return json.dumps({"report_general_stats_data": {self._lib(): stats}})
+        # Minified like the document it joins, so the blocks' size is the output's.
+        return json.dumps({"report_general_stats_data": {self._lib(): stats}}, separators=(",", ":"))
 
     def _nextflow(self) -> str:
         rng = self.rng

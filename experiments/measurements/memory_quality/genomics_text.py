@@ -1,6 +1,6 @@
 """What the genomics workload plants and how it asks: a sequencing core facility's kinds of facts, in three languages.
 
-A :class:`GenomicsKind` is one relation of the facility's days (a library's i7 index, a project's
+A :class:`~.dayworld.DayKind` is one relation of the facility's days (a library's i7 index, a project's
 cost centre, a pipeline's pinned release, a run's share of bases at Q30, ...): the family of
 subjects it is said of, how a value is drawn, the statements that carry it (carrier, format,
 template), how an update of it reads, and its question in three wordings (the template, an English
@@ -21,10 +21,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from experiments.measurements.memory_quality.dayworld import Aggregate, DayKind, OrderEvent
 
 __all__ = ["AGGREGATES", "COHORTS", "KINDS", "ORDER_EVENTS", "ORDER_QUESTIONS", "PIPELINES", "PREFERENCES", "PROJECTS",
-           "RUNS", "CHOICES", "SAMPLES", "SET_TOPICS", "TOPICS", "GenomicsKind", "fill", "language_of", "noise_statement"]
+           "RUNS", "CHOICES", "LIKED", "SAMPLES", "SET_TOPICS", "TOPICS", "fill", "language_of", "noise_statement"]
 
 # --- subjects: the facility's samples, projects, pipelines, runs, open questions --------------------------------
 
@@ -48,7 +49,7 @@ CHOICES = {"adapter trimming": ("fastp", "Trim Galore", "Cutadapt 4"),
            "cold storage of raw BCL folders": ("Glacier Deep Archive", "the Ceph cold pool", "the LTO-9 library"),
            "orchestrating new projects": ("Seqera Platform", "Snakemake profiles", "plain sbatch wrappers")}
 TOPICS = tuple(CHOICES)
-PREFERENCES = {"QC plots in reports": ("violin plots instead of box plots", "log-scaled read-depth axes",
+PREFERENCES: dict[str, tuple[str, ...]] = {"QC plots in reports": ("violin plots instead of box plots", "log-scaled read-depth axes",
                                        "one panel per lane"),
                "gene identifiers in count tables": ("versioned Ensembl gene IDs", "HGNC symbols next to the IDs",
                                                     "Entrez gene numbers"),
@@ -58,6 +59,8 @@ PREFERENCES = {"QC plots in reports": ("violin plots instead of box plots", "log
                                        "a pinned kernel name in the metadata"),
                "status mails to the PIs": ("a three-line summary on top", "numbers in a table, not prose",
                                            "no attachments, links only")}
+#: what the user has preferences about
+LIKED = tuple(PREFERENCES)
 #: what the sets are gathered about, one value per day (a failed library, an opened reagent lot)
 SET_TOPICS = ("pool 7 of the winter batch", "the exome pilot", "the ribodepletion rescue", "the February top-up",
               "the paediatric cohort", "the low-input trial")
@@ -66,10 +69,11 @@ COHORTS = ("cohort Tundra", "cohort Laguna", "cohort Vesuvio", "cohort Baikal", 
 
 _WORDS = ("alder", "birch", "comet", "dune", "ember", "fjord", "glade", "heron", "inlet", "juniper", "kestrel",
           "lichen", "moraine", "nimbus", "otter", "plover", "quartz", "ridge", "sorrel", "tamarack")
-_FIRST = ("Ilaria", "Matteo", "Chiara", "Lorenzo", "Federica", "Pavel", "Ksenia", "Dmitri", "Anya", "Yulia",
-          "Tommaso", "Elena")
-_LAST = ("Conti", "Galli", "Moretti", "Barbieri", "Fontana", "Morozov", "Volkova", "Lebedev", "Sorokina", "Belova",
-         "Greco", "Vitale")
+#: the staff an analysis can be assigned to: (given names, family names) that go together
+_PEOPLE = ((("Ilaria", "Chiara", "Federica", "Elena"), ("Conti", "Galli", "Moretti", "Barbieri", "Fontana")),
+           (("Matteo", "Lorenzo", "Tommaso"), ("Greco", "Vitale", "Marino", "Ferri")),
+           (("Ksenia", "Anya", "Yulia"), ("Volkova", "Sorokina", "Belova", "Orekhova")),
+           (("Pavel", "Dmitri", "Gleb"), ("Morozov", "Lebedev", "Zuev", "Kovalenko")))
 _REASONS = ("it keeps the UMI in the read header", "the PI's reviewers asked for it by name",
             "it halved the wall time on the test lane", "it runs inside the container we already validated",
             "the cluster admins support nothing else", "its output drops straight into MultiQC",
@@ -90,35 +94,21 @@ def _letters(rng: random.Random, n: int) -> str:
     return "".join(rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ") for _ in range(n))
 
 
-@dataclass(frozen=True)
-class GenomicsKind:
-    """One relation the genomics workload plants (see the module docstring).
-
-    ``family`` is the pool its subjects are drawn from (kinds of one family share it: a near miss of
-    another kind names the same subject); ``pattern`` matches every value of the kind and nothing its
-    siblings say ("" when no pattern can be written: no absent item asks for it).
-    """
-
-    name: str
-    family: tuple[str, ...]
-    value: Callable[[random.Random, str], str]
-    #: (carrier, format, template)
-    said: tuple[tuple[str, str, str], ...]
-    #: template, paraphrase without the relation's words, Russian or Italian
-    ask: tuple[str, str, str]
-    pattern: str = ""
-    #: update templates, each naming ``{old}`` and ``{v}``
-    update: tuple[str, ...] = ()
-    ask_before: tuple[str, str, str] = ("", "", "")
-    #: a decision's reason (the second part of its answer)
-    why: Callable[[random.Random], str] | None = None
-
-    def subject(self, rng: random.Random) -> str:
-        """A subject of the kind's family."""
-        return rng.choice(self.family)
+def _person(rng: random.Random, subject: str) -> str:
+    given, family = rng.choice(_PEOPLE)
+    return f"{rng.choice(given)} {rng.choice(family)}"
 
 
-def fill(template: str, subject: str, value: str, old: str = "", why: str = "") -> str:
+def _kind(name: str, family: tuple[str, ...], value: Callable[[random.Random, str], str],
+          said: tuple[tuple[str, str, str], ...], ask: tuple[str, str, str], *, pattern: str = "",
+          update: tuple[str, ...] = (), ask_before: tuple[str, str, str] = ("", "", ""),
+          why: Callable[[random.Random], str] | None = None) -> DayKind:
+    """A kind said of ``family`` (its subjects are drawn from it; the kinds of one family share the tuple)."""
+    return DayKind(name=name, subject=lambda r: r.choice(family), value=value, said=said, ask=ask, pattern=pattern,
+                   update=update, ask_before=ask_before, family=family, why=why)
+
+
+def fill(template: str, subject: str, value: str = "", old: str = "", why: str = "") -> str:
     """``template`` with its subject, value, replaced value and reason (plain replacement: JSON braces stay)."""
     return template.replace("{s}", subject).replace("{v}", value).replace("{old}", old).replace("{why}", why)
 
@@ -145,7 +135,7 @@ def language_of(text: str) -> str:
 # --- the kinds, by family ------------------------------------------------------------------------------------------
 
 _SAMPLE_KINDS = (
-    GenomicsKind(
+    _kind(
         "gn_i7_index", SAMPLES, lambda r, s: _seq(r, 10),
         (("tool", "samplesheet", "3,{s},{v},NNNNNNNNNN,gcf_pool"),
          ("tool", "lims", "{s}\ti7_index\t{v}\tassigned"),
@@ -156,7 +146,7 @@ _SAMPLE_KINDS = (
         ("What is the i7 index of sample {s}?", "Which barcode sequence goes into the demultiplexing sheet for {s}?",
          "Какой индекс i7 у образца {s}?"),
         pattern=r"\b[ACGT]{10}\b"),
-    GenomicsKind(
+    _kind(
         "gn_library_conc", SAMPLES, lambda r, s: f"{r.randrange(2, 60)}.{r.randrange(10, 99)} ng/µl",
         (("tool", "lims", "{s}\tqubit_hs\t{v}\tpassed"),
          ("tool", "jupyter", "In [7]: qubit.loc['{s}']\nOut[7]: {v}"),
@@ -171,7 +161,7 @@ _SAMPLE_KINDS = (
         ask_before=("What was the concentration of {s} before it was measured again?",
                     "What did the first Qubit reading of {s} say?",
                     "Какая была концентрация {s} до повторного измерения?")),
-    GenomicsKind(
+    _kind(
         "gn_tube_barcode", SAMPLES, lambda r, s: f"FR{r.randrange(10**7, 10**8)}",
         (("tool", "lims", "{s}\ttube\t{v}\treceived"),
          ("assistant", "prose", "LIMS has {s} in tube {v}; pull that one, not the backup aliquot."),
@@ -180,7 +170,7 @@ _SAMPLE_KINDS = (
         ("Which tube barcode holds sample {s}?", "What do I scan to find {s} in the freezer?",
          "Qual è il codice a barre della provetta del campione {s}?"),
         pattern=r"\bFR\d{8}\b"),
-    GenomicsKind(
+    _kind(
         "gn_read_pairs", SAMPLES, lambda r, s: str(r.randrange(12_000_000, 99_000_000)),
         (("tool", "multiqc", '{"report_general_stats_data":{"{s}":{"total_read_pairs":"{v}"}}}'),
          ("tool", "snakemake", "rule count_pairs:\n    input: fastq/{s}_R1.fastq.gz\n    output: stats/{s}.pairs\n"
@@ -193,7 +183,7 @@ _SAMPLE_KINDS = (
 )
 
 _PROJECT_KINDS = (
-    GenomicsKind(
+    _kind(
         "gn_cost_centre", PROJECTS, lambda r, s: f"CC-{r.randrange(1000, 9999)}-{_letters(r, 2)}",
         (("tool", "email", "> Please book the {s} lanes on cost centre {v}."),
          ("tool", "lims", "{s}\tcost_centre\t{v}\tactive"),
@@ -206,8 +196,8 @@ _PROJECT_KINDS = (
                 "Per {s} il centro di costo cambia: non più {old}, adesso {v}."),
         ask_before=("Which cost centre was {s} billed to before the change?", "What budget line paid for {s} earlier?",
                     "На какой центр затрат раньше списывали {s}?")),
-    GenomicsKind(
-        "gn_analyst", PROJECTS, lambda r, s: f"{r.choice(_FIRST)} {r.choice(_LAST)}",
+    _kind(
+        "gn_analyst", PROJECTS, _person,
         (("tool", "eln", "---\nproject: {s}\nanalyst: {v}\n---"),
          ("user", "chat", "{v} takes over the {s} analysis, ping them for anything"),
          ("assistant", "prose", "{v} is the bioinformatician on {s}, so the QC questions go there."),
@@ -218,7 +208,7 @@ _PROJECT_KINDS = (
                 "Il progetto {s} passa da {old} a {v} da oggi."),
         ask_before=("Who was the analyst on {s} before the hand-over?", "Who looked after the {s} results earlier?",
                     "Кто раньше вёл анализ {s}?")),
-    GenomicsKind(
+    _kind(
         "gn_delivery_bucket", PROJECTS, lambda r, s: f"s3://gcf-out-{r.choice(_WORDS)}-{r.randrange(100, 999)}/",
         (("tool", "email", "> The {s} FASTQs are in {v} and the link expires in 30 days."),
          ("tool", "jupyter", "In [3]: delivery['{s}']\nOut[3]: '{v}'"),
@@ -231,7 +221,7 @@ _PROJECT_KINDS = (
                 "Данные {s} переехали: вместо {old} теперь {v}."),
         ask_before=("Where was the {s} delivery before it moved?", "Where could the {s} group download from earlier?",
                     "Dove erano i dati consegnati di {s} prima dello spostamento?")),
-    GenomicsKind(
+    _kind(
         "gn_request_ticket", PROJECTS, lambda r, s: f"SEQREQ-{r.randrange(1000, 9999)}",
         (("tool", "zulip", "**request-bot** opened {v} · {s}: sequencing request"),
          ("user", "chat", "the {s} request sits in the queue as {v}"),
@@ -241,7 +231,7 @@ _PROJECT_KINDS = (
         ("Which request ticket tracks project {s}?", "Where do I follow the paperwork for {s}?",
          "Quale ticket segue la richiesta del progetto {s}?"),
         pattern=r"\bSEQREQ-\d{4}\b"),
-    GenomicsKind(
+    _kind(
         "gn_analysis_branch", PROJECTS,
         lambda r, s: f"analysis/{r.choice(_WORDS)}-{r.choice(_WORDS)}-{r.randrange(10, 99)}",
         (("tool", "jupyter", "In [1]: !git -C ~/repos/{s} branch --show-current\n{v}"),
@@ -254,7 +244,7 @@ _PROJECT_KINDS = (
                 "Ветку {s} сменили: {old} заморожена, работаем в {v}."),
         ask_before=("Which branch held the {s} analysis before the switch?", "Where did my {s} changes go earlier?",
                     "Su quale ramo era l'analisi di {s} prima del cambio?")),
-    GenomicsKind(
+    _kind(
         "gn_report_commit", PROJECTS, lambda r, s: _hex(r, 10),
         (("tool", "eln", "## Delivered report — {s}\n\nrendered from commit {v} of the repo"),
          ("assistant", "prose", "The report we sent for {s} was built at {v}; anything later is unreviewed."),
@@ -265,7 +255,7 @@ _PROJECT_KINDS = (
 )
 
 _PIPELINE_KINDS = (
-    GenomicsKind(
+    _kind(
         "gn_pipeline_release", PIPELINES, lambda r, s: f"{r.randrange(1, 4)}.{r.randrange(10, 26)}.{r.randrange(0, 10)}",
         (("tool", "nextflow", "Launching `{s}` [sleepy_hopper] DSL2 - revision: {v}"),
          ("user", "chat", "keep {s} at {v}, the next release renames the outputs"),
@@ -278,7 +268,7 @@ _PIPELINE_KINDS = (
                 "Aggiorniamo {s}: da {old} a {v}, la vecchia versione non regge i nuovi kit."),
         ask_before=("Which release of {s} did we pin before the bump?", "What did I pass to -r for {s} earlier?",
                     "На какой версии {s} сидели до обновления?")),
-    GenomicsKind(
+    _kind(
         "gn_work_dir", PIPELINES, lambda r, s: f"/scratch/gcf/{r.choice(_WORDS)}/nxf-{_hex(r, 6)}",
         (("tool", "nextflow", "[{s}] Core Nextflow options\n  workDir                   : {v}"),
          ("user", "chat", "export NXF_WORK={v} before you launch {s}, the home quota is full"),
@@ -291,7 +281,7 @@ _PIPELINE_KINDS = (
                 "La cartella di lavoro di {s} ora è {v}, prima era {old}."),
         ask_before=("Which work directory did {s} use before the move?", "Where did the intermediate files of {s} go earlier?",
                     "Какая рабочая папка была у {s} раньше?")),
-    GenomicsKind(
+    _kind(
         "gn_container_digest", PIPELINES, lambda r, s: f"sha256:{_hex(r, 16)}",
         (("tool", "nextflow", "{s}: Singularity image verified, {v}"),
          ("tool", "condayaml", "# {s} runs inside {v}"),
@@ -300,7 +290,7 @@ _PIPELINE_KINDS = (
         ("Which container digest is pinned for {s}?", "What image hash must the {s} jobs run in?",
          "Какой дайджест контейнера закреплён за {s}?"),
         pattern=r"\bsha256:[0-9a-f]{16}\b"),
-    GenomicsKind(
+    _kind(
         "gn_cluster_config", PIPELINES, lambda r, s: f"conf/{r.choice(_WORDS)}_{r.randrange(10, 99)}.config",
         (("tool", "nextflow", "nextflow run {s} -c {v} -profile singularity,slurm"),
          ("tool", "sacct", "# submitted by the {s} launcher with -c {v}"),
@@ -316,7 +306,7 @@ _PIPELINE_KINDS = (
 )
 
 _RUN_KINDS = (
-    GenomicsKind(
+    _kind(
         "gn_run_q30", RUNS, lambda r, s: f"{r.randrange(80, 97)}.{r.randrange(10, 99)}%",
         (("tool", "multiqc", '{"report_saved_raw_data":{"multiqc_bclconvert_byrun":{"{s}":{"percent_q30":"{v}"}}}}'),
          ("tool", "eln", "## Run review: {s}\n\n- bases at Q30 or better: {v}\n- PhiX error rate in range"),
@@ -325,7 +315,7 @@ _RUN_KINDS = (
         ("What share of bases reached Q30 on run {s}?", "How good was the base quality on {s}, as a percentage?",
          "Qual è la percentuale di basi sopra Q30 della corsa {s}?"),
         pattern=r"\b\d{2}\.\d{2}%"),
-    GenomicsKind(
+    _kind(
         "gn_archive_tape", RUNS, lambda r, s: f"LTO-{_letters(r, 1)}{r.randrange(10000, 99999)}",
         (("tool", "lims", "{s}\tarchive_tape\t{v}\tverified"),
          ("tool", "eln", "### Archive — {s}\n\nBCL folder written to tape {v}, checksum OK"),
@@ -334,7 +324,7 @@ _RUN_KINDS = (
         ("Which tape holds the raw data of run {s}?", "If we need the BCLs of {s} back, what do I ask the archive for?",
          "На какой ленте сырые данные рана {s}?"),
         pattern=r"\bLTO-[A-Z]\d{5}\b"),
-    GenomicsKind(
+    _kind(
         "gn_run_yield", RUNS, lambda r, s: f"{r.randrange(1000, 5999)}.{r.randrange(0, 10)} Gb",
         (("tool", "jupyter", "In [11]: yield_gb('{s}')\nOut[11]: '{v}'"),
          ("tool", "zulip", "**novaseq-bot** {s} completed · {v}"),
@@ -343,7 +333,7 @@ _RUN_KINDS = (
         ("What was the total yield of run {s}?", "How much data came off the sequencer for {s}?",
          "Quanti gigabasi ha prodotto la corsa {s}?"),
         pattern=r"\b\d{4}\.\d Gb\b"),
-    GenomicsKind(
+    _kind(
         "gn_reagent_cartridge", RUNS, lambda r, s: f"NV{r.randrange(10**6, 10**7)}-RGT",
         (("tool", "runinfo", "<RunParameters>\n  <RunId>{s}</RunId>\n  <RfidsInfo>\n"
                              "    <ReagentKitSerialBarcode>{v}</ReagentKitSerialBarcode>\n  </RfidsInfo>\n</RunParameters>"),
@@ -355,7 +345,7 @@ _RUN_KINDS = (
 )
 
 _TEAM_KINDS = (
-    GenomicsKind(
+    _kind(
         "gn_decision", TOPICS, lambda r, s: r.choice(CHOICES[s]),
         (("user", "chat", "decided: {v} for {s}, because {why}"),
          ("assistant", "prose", "We settled on {v} for {s}; the deciding point was that {why}."),
@@ -365,8 +355,8 @@ _TEAM_KINDS = (
         ("Which tool did we settle on for {s}, and for what reason?", "What are we running for {s} now, and what tipped it?",
          "Что выбрали для {s} и почему?"),
         why=lambda r: r.choice(_REASONS)),
-    GenomicsKind(
-        "gn_preference", tuple(PREFERENCES), lambda r, s: r.choice(PREFERENCES[s]),
+    _kind(
+        "gn_preference", LIKED, lambda r, s: r.choice(PREFERENCES[s]),
         (("user", "chat", "for {s} I want {v}, every time"),
          ("user", "chat", "мне для {s} нужны {v}, пожалуйста"),
          ("user", "chat", "per {s} preferisco {v}, grazie")),
@@ -374,12 +364,12 @@ _TEAM_KINDS = (
          "Come vuole l'utente {s}?")),
 )
 
-KINDS: tuple[GenomicsKind, ...] = (*_SAMPLE_KINDS, *_PROJECT_KINDS, *_PIPELINE_KINDS, *_RUN_KINDS, *_TEAM_KINDS)
+KINDS: tuple[DayKind, ...] = (*_SAMPLE_KINDS, *_PROJECT_KINDS, *_PIPELINE_KINDS, *_RUN_KINDS, *_TEAM_KINDS)
 
 # --- sets, order, remarks ---------------------------------------------------------------------------------------------
 
 #: (kind, a value, statements with {t} the topic and {v} the value, questions with {t})
-AGGREGATES: tuple[tuple[str, Callable[[random.Random], str], tuple[tuple[str, str, str], ...], tuple[str, str, str]], ...] = (
+AGGREGATES: tuple[Aggregate, ...] = (
     ("gn_failed_libraries", lambda r: f"LIB{r.randrange(10000, 99999)}",
      (("user", "chat", "one more for {t}: {v} failed the fragment check"),
       ("assistant", "prose", "{v} from {t} goes on the failed list; its trace showed adapter dimers."),
@@ -397,7 +387,7 @@ AGGREGATES: tuple[tuple[str, Callable[[random.Random], str], tuple[tuple[str, st
 )
 
 #: the two ordered events: (a value, the statement with {s} the cohort and {v} the value); the first is of ``{a}``
-ORDER_EVENTS: tuple[tuple[Callable[[random.Random], str], tuple[str, str, str]], ...] = (
+ORDER_EVENTS: tuple[OrderEvent, ...] = (
     (lambda r: f"PT-{r.randrange(10000, 99999)}",
      ("tool", "zulip", "**novaseq-bot** pool {v} of {s} loaded, run started")),
     (lambda r: f"DLV-{_hex(r, 6)}",
