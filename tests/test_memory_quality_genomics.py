@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml  # PyYAML: OmegaConf, which the harness needs, depends on it
 
 from aptmem.entries import ToolResult
 from experiments.measurements.memory_quality.genomics import WORLD, build_genomics
@@ -27,6 +28,8 @@ from experiments.measurements.memory_quality.job import MemoryQualitySettings, r
 from experiments.measurements.memory_quality.workload import Workload, WorkloadShape
 
 SEEDS = (13, 200, 4242)
+#: a larger shape whose seeds 0, 4 and 7 plant a work directory in an environment file and a cartridge in RunParameters
+_LARGE = WorkloadShape(sessions=4, turns=30, facts=40, updates=8)
 
 
 def _results(workload: Workload, opens: str) -> dict[str, str]:
@@ -58,9 +61,9 @@ def test_some_multiqc_document_carries_a_planted_member_over_the_seeds() -> None
     assert len(planted) >= 2, planted
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", (0, 4, 7))
 def test_runinfo_and_runparameters_parse_as_xml_and_a_cartridge_sits_below_its_run(seed: int) -> None:
-    workload = build_genomics(WorkloadShape(sessions=4, turns=30, facts=40), seed)
+    workload = build_genomics(_LARGE, seed)
     outputs = _results(workload, "==> RunInfo.xml <==")
     assert outputs, f"seed {seed}: no RunInfo.xml was read"
     for content in outputs.values():
@@ -69,7 +72,9 @@ def test_runinfo_and_runparameters_parse_as_xml_and_a_cartridge_sits_below_its_r
         assert info.tag == "RunInfo" and info.find("Run/Reads") is not None
         for block in parts[1:]:
             ET.fromstring(f"<all>{block}</all>")
-    for item in (i for i in workload.items if i.type == "fact" and i.format == "runinfo"):
+    planted = [i for i in workload.items if i.type == "fact" and i.format == "runinfo"]
+    assert planted, f"seed {seed}: no cartridge was planted in RunParameters"
+    for item in planted:
         blocks = [b for e in item.evidence if e in outputs for b in outputs[e].split("==> RunParameters.xml <==")[1:]]
         runs = [p for b in blocks for p in ET.fromstring(f"<all>{b}</all>").iter("RunParameters")]
         assert any(p.findtext("RunId") == item.subject and p.findtext("RfidsInfo/ReagentKitSerialBarcode") == item.answers[0]
@@ -87,6 +92,22 @@ def test_the_lims_export_and_the_samplesheet_keep_their_columns() -> None:
     for content in sheets.values():
         rows = content.split("Lane,Sample_ID,index,index2,Sample_Project\n", 1)[1].splitlines()
         assert rows and all(len(row.split(",")) == 5 for row in rows), rows
+
+
+@pytest.mark.parametrize("seed", (0, 4, 7))
+def test_the_conda_environment_is_yaml_with_its_planted_variables(seed: int) -> None:
+    """An environment file parses as YAML (a planted work directory is a variable of it) and keeps its dependency list."""
+    workload = build_genomics(_LARGE, seed)
+    envs = _results(workload, "name: ")
+    assert envs, f"seed {seed}: no environment file was read"
+    for content in envs.values():
+        doc = yaml.safe_load(content)
+        assert doc["channels"] == ["conda-forge", "bioconda"] and doc["dependencies"], content
+    planted = [i for i in workload.items if i.kind == "gn_work_dir" and i.format == "condayaml"]
+    assert planted, f"seed {seed}: no work directory was planted in an environment file"
+    for item in planted:
+        docs = [yaml.safe_load(envs[e]) for e in item.evidence if e in envs]
+        assert any(d.get("variables", {}).get("NXF_WORK") == item.answers[0] for d in docs), item.id
 
 
 def test_the_tool_formats_are_the_core_facilitys() -> None:

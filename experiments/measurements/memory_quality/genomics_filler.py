@@ -173,7 +173,10 @@ class GenomicsFiller:
             return "\n".join([f"{'JobID':>12} {'JobName':>24} {'Partition':>10} {'State':>10} {'Elapsed':>10} "
                               f"{'MaxRSS':>10} ExitCode", " ".join("-" * w for w in (12, 24, 10, 10, 10, 10, 8)), *blocks])
         if fmt == "condayaml":
-            return "\n".join([f"name: {self._lib()}", "channels:", "  - conda-forge", "  - bioconda", "dependencies:", *blocks])
+            # Dependencies stay in their list; any other block (a comment, a variables section) follows it, so the YAML holds.
+            deps = [b for b in blocks if b.startswith("  - ")]
+            return "\n".join([f"name: {self._lib()}", "channels:", "  - conda-forge", "  - bioconda", "dependencies:", *deps,
+                              *(b for b in blocks if not b.startswith("  - "))])
         if fmt == "sessioninfo":
             return "\n".join(["R version 4.4.1 (2024-06-14)", "Platform: x86_64-pc-linux-gnu", "Running under: Rocky Linux 9.4",
                               "", "attached base packages:", "[1] stats4    stats     graphics  grDevices utils     methods   base",

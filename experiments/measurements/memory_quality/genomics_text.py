@@ -34,8 +34,7 @@ SAMPLES = ("MRC5_KO2", "HEK_D14", "ORG-CRC07", "TIL_B3", "LIV-F21", "PBMC_D09", 
 PROJECTS = ("ATAC-Marchetti", "scRNA-Orlova", "WGS-Brambilla", "ChIP-Sokolova", "Methyl-Ferraro", "Spatial-Kuznetsov",
             "LongRead-Rinaldi", "CRISPR-Zaitsev", "Ribo-DeLuca", "HiC-Petrova")
 PIPELINES = ("nf-core/rnaseq", "nf-core/sarek", "nf-core/atacseq", "nf-core/methylseq", "nf-core/scrnaseq",
-             "nf-core/chipseq", "nf-core/ampliseq", "nf-core/hic", "snakemake-wf/dna-seq-gatk",
-             "snakemake-wf/rna-seq-star-deseq2")
+             "nf-core/chipseq", "nf-core/ampliseq", "nf-core/hic", "nf-core/cutandrun", "nf-core/rnavar")
 RUNS = ("260112_A00871_0419_AHWKYCDSXC", "260114_A00871_0420_BHWLT2DSXC", "260119_LH00388_0057_A22FKJ3LT4",
         "260121_A01902_0133_AHMV7KDRX5", "260126_LH00388_0061_B22GGN7LT4", "260128_A01902_0136_BHNC5WDRX5",
         "260202_A00871_0428_AHY3J2DSXD", "260204_LH00388_0066_A22HWYTLT4")
@@ -271,6 +270,7 @@ _PIPELINE_KINDS = (
     _kind(
         "gn_work_dir", PIPELINES, lambda r, s: f"/scratch/gcf/{r.choice(_WORDS)}/nxf-{_hex(r, 6)}",
         (("tool", "nextflow", "[{s}] Core Nextflow options\n  workDir                   : {v}"),
+         ("tool", "condayaml", "# launcher env of {s}\nvariables:\n  NXF_WORK: {v}"),
          ("user", "chat", "export NXF_WORK={v} before you launch {s}, the home quota is full"),
          ("assistant", "prose", "{s} keeps its intermediate files under {v}; clean it after the delivery."),
          ("user", "chat", "рабочая папка {s}: {v}")),
