@@ -8,12 +8,13 @@ export as TSV, NovaSeq RunInfo.xml and RunParameters fragments, a PI's email thr
 stream, and replies. Its kinds and phrasings are in :mod:`.genomics_text`, its filler in
 :mod:`.genomics_filler`; the planting and the day's writing are :mod:`.dayworld`'s.
 
-Planted, with the shape's counts: facts of twenty kinds (i7 indexes, library concentrations, tube
+Planted, with the shape's counts: facts of twenty-one kinds (i7 indexes, library concentrations, tube
 barcodes, read-pair counts, cost centres, analysts, delivery buckets, request tickets, analysis
 branches, report commits, pipeline releases, work directories, container digests, cluster configs,
-Q30 shares, archive tapes, run yields, reagent cartridges, decisions with their reason, the user's
-preferences), some said indirectly (a value under its ELN heading, a RunParameters element below the
-run's id, a Nextflow options block, a notebook cell's output); knowledge updates said in a later
+weblog endpoints, Q30 shares, archive tapes, run yields, reagent cartridges, decisions with their
+reason, the user's preferences), some said indirectly (a value under its ELN heading, a RunParameters
+element below the run's id, a Nextflow options block, a conda environment's variables, a notebook
+cell's output); knowledge updates said in a later
 session (asked for the current value and the one before); sets gathered one value per session
 (failed libraries, opened reagent lots); two events in different sessions asked in time order (a
 pool loaded on the sequencer, a data hand-over); absent facts (a subject and a kind never said

@@ -303,6 +303,20 @@ _PIPELINE_KINDS = (
                 "Конфиг {s} заменили: был {old}, теперь {v}."),
         ask_before=("Which config file did {s} run with before?", "What did I pass with -c for {s} earlier?",
                     "Con quale file di configurazione girava {s} prima?")),
+    _kind(
+        "gn_weblog_endpoint", PIPELINES,
+        lambda r, s: f"https://weblog-{r.randrange(10, 99)}.gcf.example.org/{r.choice(_WORDS)}{r.randrange(100, 999)}",
+        (("tool", "nextflow", "nextflow run {s} -resume -with-weblog {v}"),
+         ("assistant", "prose", "{s} posts its task events to {v}; that is where the dashboard reads them."),
+         ("user", "chat", "gli eventi di {s} vanno su {v}, non sul vecchio server")),
+        ("Which weblog endpoint does {s} report its tasks to?", "Where does the dashboard get the progress of {s} from?",
+         "Куда {s} отправляет события задач?"),
+        pattern=r"https://weblog-\d+\.gcf\.example\.org/\S*",
+        update=("The {s} weblog moved from {old} to {v} with the new dashboard.",
+                "Weblog для {s} перенесли: был {old}, теперь {v}."),
+        ask_before=("Which weblog endpoint did {s} report to before the move?",
+                    "Where did the dashboard get the progress of {s} earlier?",
+                    "A quale endpoint mandava gli eventi {s} prima?")),
 )
 
 _RUN_KINDS = (
