@@ -13,8 +13,8 @@ barcodes, read-pair counts, cost centres, analysts, delivery buckets, request ti
 branches, report commits, pipeline releases, work directories, container digests, cluster configs,
 weblog endpoints, Q30 shares, archive tapes, run yields, reagent cartridges, decisions with their
 reason, the user's preferences), some said indirectly (a value under its ELN heading, a RunParameters
-element below the run's id, a Nextflow options block, a conda environment's variables, a notebook
-cell's output); knowledge updates said in a later
+element below the run's id, a Nextflow options block, a Snakemake rule's
+count line, an ELN page's front matter); knowledge updates said in a later
 session (asked for the current value and the one before); sets gathered one value per session
 (failed libraries, opened reagent lots); two events in different sessions asked in time order (a
 pool loaded on the sequencer, a data hand-over); absent facts (a subject and a kind never said

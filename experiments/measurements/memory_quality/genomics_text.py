@@ -9,8 +9,8 @@ paraphrase without the relation's words, Russian or Italian).
 Templates are filled by :func:`fill` (``{s}`` the subject, ``{v}`` the value, ``{old}`` the value an
 update replaces, ``{why}`` a decision's reason) with plain replacement, so a template may hold the
 braces of JSON or of a Nextflow config. Some templates put the value on a line of its own below a
-line naming the subject (an ELN heading, a RunParameters element, a Nextflow options block, a
-notebook cell and its output): the value's own line does not name the subject, its block does.
+line naming the subject (an ELN heading or front matter, a RunParameters element, a Nextflow options
+block, a Snakemake rule): the value's own line does not name the subject, its block does.
 
 Subjects, values and remarks are drawn from pools that the filler (:mod:`.genomics_filler`) never
 uses, so an answer found is never chance.
@@ -148,7 +148,7 @@ _SAMPLE_KINDS = (
     _kind(
         "gn_library_conc", SAMPLES, lambda r, s: f"{r.randrange(2, 60)}.{r.randrange(10, 99)} ng/µl",
         (("tool", "lims", "{s}\tqubit_hs\t{v}\tpassed"),
-         ("tool", "jupyter", "In [7]: qubit.loc['{s}']\nOut[7]: {v}"),
+         ("tool", "jupyter", "In [7]: qubit.loc[['{s}'], 'conc']\nOut[7]:\n{s}    {v}\nName: conc, dtype: object"),
          ("assistant", "prose", "Qubit puts the {s} library at {v}, enough for the pool."),
          ("user", "chat", "la libreria {s} è a {v} dopo il Qubit, va bene per il pool"),
          ("tool", "eln", "#### Library QC: {s}\n\nQubit reading {v}, Bioanalyzer peak near 420 bp")),
@@ -210,7 +210,7 @@ _PROJECT_KINDS = (
     _kind(
         "gn_delivery_bucket", PROJECTS, lambda r, s: f"s3://gcf-out-{r.choice(_WORDS)}-{r.randrange(100, 999)}/",
         (("tool", "email", "> The {s} FASTQs are in {v} and the link expires in 30 days."),
-         ("tool", "jupyter", "In [3]: delivery['{s}']\nOut[3]: '{v}'"),
+         ("tool", "jupyter", "In [3]: {k: v for k, v in delivery.items() if k == '{s}'}\nOut[3]: {'{s}': '{v}'}"),
          ("assistant", "prose", "I synced the {s} deliverables to {v}."),
          ("user", "chat", "i dati di {s} sono su {v}, mandalo al gruppo")),
         ("Where is the data delivery of project {s}?", "Where can the {s} group download their files?",
@@ -233,7 +233,7 @@ _PROJECT_KINDS = (
     _kind(
         "gn_analysis_branch", PROJECTS,
         lambda r, s: f"analysis/{r.choice(_WORDS)}-{r.choice(_WORDS)}-{r.randrange(10, 99)}",
-        (("tool", "jupyter", "In [1]: !git -C ~/repos/{s} branch --show-current\n{v}"),
+        (("tool", "jupyter", "In [1]: repos.head('{s}')\nOut[1]: {'project': '{s}', 'ref': '{v}'}"),
          ("assistant", "prose", "The {s} notebooks live on {v} in the analysis repo."),
          ("user", "chat", "per {s} lavora sul ramo {v}, non su main")),
         ("Which branch holds the analysis of project {s}?", "Where in git should my {s} changes go?",
@@ -270,7 +270,7 @@ _PIPELINE_KINDS = (
     _kind(
         "gn_work_dir", PIPELINES, lambda r, s: f"/scratch/gcf/{r.choice(_WORDS)}/nxf-{_hex(r, 6)}",
         (("tool", "nextflow", "[{s}] Core Nextflow options\n  workDir                   : {v}"),
-         ("tool", "condayaml", "# launcher env of {s}\nvariables:\n  NXF_WORK: {v}"),
+         ("tool", "condayaml", "variables:\n  NXF_WORK: {v}  # the {s} launcher"),
          ("user", "chat", "export NXF_WORK={v} before you launch {s}, the home quota is full"),
          ("assistant", "prose", "{s} keeps its intermediate files under {v}; clean it after the delivery."),
          ("user", "chat", "рабочая папка {s}: {v}")),
@@ -340,7 +340,7 @@ _RUN_KINDS = (
         pattern=r"\bLTO-[A-Z]\d{5}\b"),
     _kind(
         "gn_run_yield", RUNS, lambda r, s: f"{r.randrange(1000, 5999)}.{r.randrange(0, 10)} Gb",
-        (("tool", "jupyter", "In [11]: yield_gb('{s}')\nOut[11]: '{v}'"),
+        (("tool", "jupyter", "In [11]: runs.loc[['{s}'], 'yield']\nOut[11]:\n{s}    {v}\nName: yield, dtype: object"),
          ("tool", "zulip", "**novaseq-bot** {s} completed · {v}"),
          ("assistant", "prose", "{s} produced {v} in total, so every lane is over spec."),
          ("user", "chat", "{s} выдал {v}")),
@@ -351,6 +351,7 @@ _RUN_KINDS = (
         "gn_reagent_cartridge", RUNS, lambda r, s: f"NV{r.randrange(10**6, 10**7)}-RGT",
         (("tool", "runinfo", "<RunParameters>\n  <RunId>{s}</RunId>\n  <RfidsInfo>\n"
                              "    <ReagentKitSerialBarcode>{v}</ReagentKitSerialBarcode>\n  </RfidsInfo>\n</RunParameters>"),
+         ("tool", "lims", "{s}\treagent_cartridge\t{v}\tloaded"),
          ("assistant", "prose", "Run {s} used reagent cartridge {v}, the same lot as last week's."),
          ("user", "chat", "картридж на {s}: {v}")),
         ("Which reagent cartridge was loaded for run {s}?", "What consumable serial went into the sequencer for {s}?",
