@@ -84,6 +84,26 @@ def test_runinfo_and_runparameters_parse_as_xml_and_a_cartridge_sits_below_its_r
     assert planted >= 2, f"{planted} cartridges planted in RunParameters over seeds {_LARGE_SEEDS}"
 
 
+def test_a_nextflow_log_launches_one_pipeline_and_a_planted_command_opens_it() -> None:
+    """Each Nextflow log has one launch line; a planted ``nextflow run`` is the log's first line and its pipeline the
+    one launched (unless a planted launch line names its own)."""
+    commands = 0
+    for seed in _LARGE_SEEDS:
+        for content in _results(build_genomics(_LARGE, seed), "").values():
+            lines = content.splitlines()
+            if not any(line.startswith("N E X T F L O W") for line in lines):
+                continue
+            launches = [line for line in lines if line.startswith("Launching `")]
+            assert len(launches) == 1, content
+            if lines[0].startswith("$ nextflow run "):
+                commands += 1
+                head = [line for line in lines if line.startswith("$ nextflow run ")]
+                assert lines[: len(head)] == head, content
+                assert "revision: main" not in launches[0] or f"`{head[0].split()[3]}`" in launches[0], content
+            assert not any(line.startswith("nextflow run ") for line in lines), content
+    assert commands >= 2, f"{commands} planted command lines over seeds {_LARGE_SEEDS}"
+
+
 def test_the_lims_export_and_the_samplesheet_keep_their_columns() -> None:
     """Every LIMS row has the header's four tab-separated fields, every samplesheet data row the header's five columns."""
     workload = build_genomics(WorkloadShape(sessions=4, turns=30, facts=40), 200)

@@ -153,8 +153,14 @@ class GenomicsFiller:
         if fmt == "multiqc":
             return self._multiqc_document(blocks)
         if fmt == "nextflow":
-            head = [f"N E X T F L O W  ~  version 24.0{rng.randrange(1, 5)}.{rng.randrange(1, 9)}",
-                    f"Launching `{rng.choice(_FILLER_PIPELINES)}` [{rng.choice(_LIBS)}_run] DSL2 - revision: main",
+            # A planted command line opens the output (the log is its run's), a planted launch line stands where the
+            # log's own does; the process lines and anything else stay in the body.
+            commands = [b for b in blocks if b.startswith("nextflow run ")]
+            launches = [b for b in blocks if b.startswith("Launching `")]
+            blocks = [b for b in blocks if b not in commands and b not in launches]
+            pipeline = commands[0].split()[2] if commands else rng.choice(_FILLER_PIPELINES)
+            head = [*(f"$ {c}" for c in commands), f"N E X T F L O W  ~  version 24.0{rng.randrange(1, 5)}.{rng.randrange(1, 9)}",
+                    *(launches or [f"Launching `{pipeline}` [{rng.choice(_LIBS)}_run] DSL2 - revision: main"]),
                     f"executor >  slurm ({rng.randrange(20, 400)})"]
             tail = [f"Completed at: {rng.randrange(1, 28)}-Feb-2026 {_hhmmss(rng)}", f"Duration    : {rng.randrange(1, 14)}h "
                     f"{rng.randrange(0, 60)}m", f"CPU hours   : {rng.randrange(20, 900)}.{rng.randrange(0, 9)}",
@@ -277,9 +283,11 @@ class GenomicsFiller:
 
     def _lims(self) -> str:
         rng = self.rng
-        return (f"{self._lib()}\t{rng.choice(('received', 'volume_ul', 'plate_well', 'prep_kit', 'qc_state'))}\t"
-                f"{rng.choice(('A' + str(rng.randrange(1, 12)), str(rng.randrange(5, 80)), 'TruSeq', 'pass', 'hold'))}\t"
-                f"{rng.choice(('open', 'done', 'hold'))}")
+        attribute, value = rng.choice((("received", f"box {rng.randrange(1, 40)}"), ("volume_ul", str(rng.randrange(5, 80))),
+                                       ("plate_well", f"{rng.choice('ABCDEFGH')}{rng.randrange(1, 13)}"),
+                                       ("prep_kit", rng.choice(("TruSeq Stranded", "Nextera XT", "KAPA HyperPrep"))),
+                                       ("qc_state", rng.choice(("pass", "hold", "fail")))))
+        return f"{self._lib()}\t{attribute}\t{value}\t{rng.choice(('open', 'done', 'hold'))}"
 
     def _runinfo(self) -> str:
         rng = self.rng

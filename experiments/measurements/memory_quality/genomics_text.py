@@ -222,7 +222,7 @@ _PROJECT_KINDS = (
                     "Dove erano i dati consegnati di {s} prima dello spostamento?")),
     _kind(
         "gn_request_ticket", PROJECTS, lambda r, s: f"SEQREQ-{r.randrange(1000, 9999)}",
-        (("tool", "zulip", "**request-bot** opened {v} · {s}: sequencing request"),
+        (("tool", "zulip", "**request-bot** (08:05): opened {v} · {s}: sequencing request"),
          ("user", "chat", "the {s} request sits in the queue as {v}"),
          ("tool", "lims", "{s}\trequest\t{v}\tqueued"),
          ("assistant", "prose", "Ticket {v} now carries the {s} request, with the sample list attached."),
@@ -341,7 +341,7 @@ _RUN_KINDS = (
     _kind(
         "gn_run_yield", RUNS, lambda r, s: f"{r.randrange(1000, 5999)}.{r.randrange(0, 10)} Gb",
         (("tool", "jupyter", "In [11]: runs.loc[['{s}'], 'yield']\nOut[11]:\n{s}    {v}\nName: yield, dtype: object"),
-         ("tool", "zulip", "**novaseq-bot** {s} completed · {v}"),
+         ("tool", "zulip", "**novaseq-bot** (06:40): {s} completed · {v}"),
          ("assistant", "prose", "{s} produced {v} in total, so every lane is over spec."),
          ("user", "chat", "{s} выдал {v}")),
         ("What was the total yield of run {s}?", "How much data came off the sequencer for {s}?",
@@ -404,7 +404,7 @@ AGGREGATES: tuple[Aggregate, ...] = (
 #: the two ordered events: (a value, the statement with {s} the cohort and {v} the value); the first is of ``{a}``
 ORDER_EVENTS: tuple[OrderEvent, ...] = (
     (lambda r: f"PT-{r.randrange(10000, 99999)}",
-     ("tool", "zulip", "**novaseq-bot** pool {v} of {s} loaded, run started")),
+     ("tool", "zulip", "**novaseq-bot** (07:15): pool {v} of {s} loaded, run started")),
     (lambda r: f"DLV-{_hex(r, 6)}",
      ("assistant", "prose", "The data of {s} were handed over to the group, receipt {v}.")),
 )
