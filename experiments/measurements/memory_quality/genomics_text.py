@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 from experiments.measurements.memory_quality.dayworld import Aggregate, DayKind, OrderEvent
 
-__all__ = ["AGGREGATES", "COHORTS", "KINDS", "ORDER_EVENTS", "ORDER_QUESTIONS", "PIPELINES", "PREFERENCES", "PROJECTS",
-           "RUNS", "CHOICES", "LIKED", "SAMPLES", "SET_TOPICS", "TOPICS", "fill", "language_of", "noise_statement"]
+__all__ = ["AGGREGATES", "CHOICES", "COHORTS", "KINDS", "LIKED", "ORDER_EVENTS", "ORDER_QUESTIONS", "PIPELINES",
+           "PREFERENCES", "PROJECTS", "RUNS", "SAMPLES", "SET_TOPICS", "TOPICS", "fill", "language_of", "noise_statement"]
 
 # --- subjects: the facility's samples, projects, pipelines, runs, open questions --------------------------------
 
@@ -45,20 +45,21 @@ CHOICES = {"adapter trimming": ("fastp", "Trim Galore", "Cutadapt 4"),
            "doublet removal": ("scDblFinder", "DoubletFinder", "Scrublet"),
            "calling somatic variants on tumour-normal pairs": ("Mutect2", "Strelka2", "VarDict"),
            "peak calling for the ATAC batch": ("MACS3", "Genrich", "HMMRATAC"),
-           "cold storage of raw BCL folders": ("Glacier Deep Archive", "the Ceph cold pool", "the LTO-9 library"),
+           "aligning the exome reads": ("BWA-MEM2", "Bowtie 2", "minimap2"),
            "orchestrating new projects": ("Seqera Platform", "Snakemake profiles", "plain sbatch wrappers")}
 TOPICS = tuple(CHOICES)
-PREFERENCES: dict[str, tuple[str, ...]] = {"QC plots in reports": ("violin plots instead of box plots", "log-scaled read-depth axes",
-                                       "one panel per lane"),
-               "gene identifiers in count tables": ("versioned Ensembl gene IDs", "HGNC symbols next to the IDs",
-                                                    "Entrez gene numbers"),
-               "files we send to collaborators": ("CRAM files with the reference MD5 listed",
-                                                  "bgzipped VCFs with a tabix index", "tarballs with a SHA-256 manifest"),
-               "committed notebooks": ("cleared cell outputs", "an HTML export beside each notebook",
-                                       "a pinned kernel name in the metadata"),
-               "status mails to the PIs": ("a three-line summary on top", "numbers in a table, not prose",
-                                           "no attachments, links only")}
-#: what the user has preferences about
+#: what the user has preferences about, and the ways they may want it done
+PREFERENCES: dict[str, tuple[str, ...]] = {
+    "QC plots in reports": ("violin plots instead of box plots", "log-scaled read-depth axes", "one panel per lane"),
+    "gene identifiers in count tables": ("versioned Ensembl gene IDs", "HGNC symbols next to the IDs",
+                                         "Entrez gene numbers"),
+    "files we send to collaborators": ("CRAM files with the reference MD5 listed", "bgzipped VCFs with a tabix index",
+                                       "tarballs with a SHA-256 manifest"),
+    "committed notebooks": ("cleared cell outputs", "an HTML export beside each notebook",
+                            "a pinned kernel name in the metadata"),
+    "status mails to the PIs": ("a three-line summary on top", "numbers in a table, not prose",
+                                "no attachments, links only")}
+#: the subjects of the preferences
 LIKED = tuple(PREFERENCES)
 #: what the sets are gathered about, one value per day (a failed library, an opened reagent lot)
 SET_TOPICS = ("pool 7 of the winter batch", "the exome pilot", "the ribodepletion rescue", "the February top-up",
@@ -73,12 +74,13 @@ _PEOPLE = ((("Ilaria", "Chiara", "Federica", "Elena"), ("Conti", "Galli", "Moret
            (("Matteo", "Lorenzo", "Tommaso"), ("Greco", "Vitale", "Marino", "Ferri")),
            (("Ksenia", "Anya", "Yulia"), ("Volkova", "Sorokina", "Belova", "Orekhova")),
            (("Pavel", "Dmitri", "Gleb"), ("Morozov", "Lebedev", "Zuev", "Kovalenko")))
-_REASONS = ("it keeps the UMI in the read header", "the PI's reviewers asked for it by name",
-            "it halved the wall time on the test lane", "it runs inside the container we already validated",
-            "the cluster admins support nothing else", "its output drops straight into MultiQC",
-            "it handles the NovaSeq X poly-G tails", "the old tool silently clipped the index reads",
-            "the tape robot is out of warranty", "storage quotes came in at a third of the price",
-            "it can resume from the last finished task", "two collaborators already publish with it")
+#: why an option won (any decision's: the reason is drawn apart from the topic)
+_REASONS = ("the PI's reviewers asked for it by name", "it halved the wall time on the test lane",
+            "it runs inside the container we already validated", "the cluster admins support nothing else",
+            "its output drops straight into MultiQC", "it can resume from the last finished task",
+            "two collaborators already publish with it", "it is the only candidate with an active maintainer",
+            "the audit wants one tool per step across projects", "its memory use fits the short partition",
+            "it reproduced last year's published numbers", "the core's SOP already names it")
 
 
 def _seq(rng: random.Random, n: int) -> str:
