@@ -71,6 +71,9 @@ WORLDS = (
     World("firmware", ("german", "japanese"),
           ("BOARDS", "FRAMES", "FAULTS", "PARTS", "RUNS", "RELEASES", "TEAM_TOPICS", "SET_TOPICS"),
           (*_EARLIER, "mobilerelease_text", "gamestudio_text"), ("6e38391785c2b937", "6fceb197f828e25e")),
+    World("genomics", ("russian", "italian"),
+          ("SAMPLES", "PROJECTS", "PIPELINES", "RUNS", "TOPICS", "LIKED", "SET_TOPICS", "COHORTS"),
+          (*_EARLIER, "mobilerelease_text", "gamestudio_text", "firmware_text"), ("746184c30da20174", "8b8389dd4c4875e4")),
 )
 _IDS = [w.name for w in WORLDS]
 _CASES = [pytest.param(w, seed, id=f"{w.name}-{seed}") for w in WORLDS for seed in SEEDS]

@@ -36,7 +36,12 @@ Yocto bitbake and Zephyr west output, devicetree fragments, Kconfig/defconfig li
 an OpenOCD session, a BOM exported as CSV, a bring-up checklist in Markdown, a contract
 manufacturer's RMA email, a minified JSON OTA manifest, datasheet excerpts and Mattermost chat, in
 English, German and Japanese, with every item type), written blind in phase 11 (the same rules as
-``dataplatform``): held out, never tuned on. Each builds one seed's sessions and items.
+``dataplatform``): held out, never tuned on; ``genomics`` (:mod:`.genomics`), an eleventh (a genomics core
+facility's days: Nextflow and Snakemake run logs, a bcl-convert samplesheet, SLURM sacct tables, a conda
+environment YAML, a minified MultiQC JSON, R sessionInfo and Jupyter cell output, an ELN page in Markdown, a LIMS
+export as TSV, NovaSeq RunInfo.xml and RunParameters fragments, a PI's email thread and Zulip chat, in English,
+Russian and Italian, with every item type), written blind in phase 12 on :mod:`.dayworld`'s skeleton (the same
+rules as ``dataplatform``): held out, never tuned on. Each builds one seed's sessions and items.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from experiments.measurements.memory_quality.dataplatform import build_dataplatf
 from experiments.measurements.memory_quality.fieldnotes import build_fieldnotes
 from experiments.measurements.memory_quality.firmware import build_firmware
 from experiments.measurements.memory_quality.gamestudio import build_gamestudio
+from experiments.measurements.memory_quality.genomics import build_genomics
 from experiments.measurements.memory_quality.independent import build_independent
 from experiments.measurements.memory_quality.mobilerelease import build_mobilerelease
 from experiments.measurements.memory_quality.oncall import build_oncall
@@ -62,4 +68,5 @@ GENERATORS: dict[str, Callable[[WorkloadShape, int], Workload]] = {"planted": bu
                                                                 "dataplatform": build_dataplatform,
                                                                 "mobilerelease": build_mobilerelease,
                                                                 "gamestudio": build_gamestudio,
-                                                                "firmware": build_firmware}
+                                                                "firmware": build_firmware,
+                                                                "genomics": build_genomics}

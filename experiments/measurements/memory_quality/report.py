@@ -47,7 +47,11 @@ _GENERATOR_NOTE = {"independent": "the independent generator, written apart from
                    "firmware": "the firmware generator (UART boot logs, west and bitbake output, devicetree, Kconfig, "
                                "candump, OpenOCD, a BOM CSV, a bring-up checklist, RMA email, a minified JSON OTA "
                                "manifest, datasheets, Mattermost; English, German, Japanese), a tenth style written "
-                               "blind in phase 11 and held out from all tuning"}
+                               "blind in phase 11 and held out from all tuning",
+                   "genomics": "the genomics generator (Nextflow and Snakemake logs, a samplesheet, sacct, a conda YAML, "
+                               "a minified MultiQC JSON, sessionInfo, Jupyter output, an ELN page, a LIMS TSV, RunInfo.xml, "
+                               "a PI's email, Zulip; English, Russian, Italian), an eleventh style written blind in "
+                               "phase 12 and held out from all tuning"}
 _AGES = [(1, 1, "1"), (2, 2, "2"), (3, 5, "3–5"), (6, 10, "6–10"), (11, 10_000, "11+")]
 
 
