@@ -126,3 +126,16 @@ def test_a_ranking_that_cannot_tell_its_records_apart_does_not_push_out_another_
     # Not cut (fewer records than the depth): equal scores still say which records match.
     fused = fts.comb_sum([flat[:20], found], 30, depth=50)
     assert fused[0][0] == 1 and dict(fused)[99] == 1.0
+
+
+def test_a_chinese_name_standing_alone_is_a_person() -> None:
+    from aptmem.recall.bridge import available
+
+    if not available():
+        pytest.skip("needs the CC-CEDICT bridge (extra recall-crosslingual)")
+    assert holds_type(("person",), "| spindle | 欧阳思琪 | primary |")  # a two-character surname and two more
+    assert holds_type(("person",), "reviewer: 钱嘉禾")  # a one-character surname and two more
+    assert holds_type(("person",), "值班：申屠子航 / 备份：陆一鸣")  # two one-character surnames (申屠), and 陆
+    assert not holds_type(("person",), "spindle 的 日志 已经 看过")  # headwords and grammar, no name
+    assert not holds_type(("person",), "高可用 setup")  # a headword that starts with a surname
+    assert asked_types("spindle 的主值班是谁") == ("person",)

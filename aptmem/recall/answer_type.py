@@ -33,6 +33,8 @@ from functools import lru_cache
 
 import msgspec
 
+from aptmem.recall.bridge import chinese_name_ends
+
 __all__ = ["ANSWER_TYPES", "ANY_MARKERS", "AnswerType", "asked_types", "holds_any", "holds_type", "marked", "marker", "text_words"]
 
 
@@ -54,6 +56,8 @@ class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     marks: tuple[str, ...] = ()
     #: Chinese cue words that ask for the type only when no cue of another type is in the question.
     vague_zh: tuple[str, ...] = ()
+    #: Whether a Chinese personal name is a value of the type (:func:`~aptmem.recall.bridge.chinese_name_ends`).
+    cjk_names: bool = False
     #: Whether a value of the type, in a record, says the record states a fact (:func:`holds_any`). Numbers
     #: with units, clock times and dates stand in nearly every log line and table row, so they say nothing
     #: of a record unless a question asks for them.
@@ -92,8 +96,9 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
     ),
     AnswerType(
         name="commit",
-        cues_en=("commit", "hash", "sha$", "sha1", "revision", "changeset", "cherry", "revert", "bisect", "change$"),
-        cues_zh=("提交", "哈希", "改动", "补丁", "回退"),
+        cues_en=("commit", "hash", "sha$", "sha1", "revision", "changeset", "cherry", "revert", "bisect", "change$",
+                 "digest", "checksum"),
+        cues_zh=("提交", "哈希", "改动", "补丁", "回退", "摘要", "校验和"),
         shape=r"(?<![\w=])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
     ),
     AnswerType(
@@ -119,6 +124,7 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
         cues_zh=("谁", "哪位", "负责人"),
         # A handle (@name) or a full name written with capitals (two words or more).
         shape=r"@(?<![\w@]@)[A-Za-z][\w.-]*\w|[A-Z](?<!\w[A-Z])[a-z]+(?: [A-Z][a-z]+)+\b",
+        cjk_names=True,
     ),
     AnswerType(
         name="preference",
@@ -225,6 +231,8 @@ def _holds(kind: AnswerType, shape: re.Pattern[str] | None, text: str, low: str,
     # Cheapest first: word lookups, substrings, and the regular expression only where it can match.
     if not kind.words.isdisjoint(words) or any(m in low for m in kind.marks):
         return True
+    if kind.cjk_names and not text.isascii() and chinese_name_ends(text):
+        return True
     return shape is not None and (not kind.needs or any(n in text for n in kind.needs)) and shape.search(text) is not None
 
 
@@ -261,6 +269,8 @@ def _value_ends(kind: AnswerType, shape: re.Pattern[str] | None, text: str, low:
             at = low.find(mark, at + 1)
     if shape is not None and (not kind.needs or any(n in text for n in kind.needs)):
         ends.extend(m.end() for m in shape.finditer(text))
+    if kind.cjk_names and not text.isascii():
+        ends.extend(chinese_name_ends(text))
     return ends
 
 
