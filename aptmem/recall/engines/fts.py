@@ -32,7 +32,7 @@ from aptmem.recall.question import names
 from aptmem.recall.records import Doc
 from aptmem.recall.rerank import RERANK_DEPTH, rerank
 
-__all__ = ["Fts5Engine", "Query", "fts_bigram", "fts_plain", "fts_trigram"]
+__all__ = ["Fts5Engine", "Query", "fts_bigram", "fts_plain", "fts_trigram", "fts_untyped"]
 
 #: At most this many query terms are searched (the rarest are the ones that matter; a pasted log
 #: as a question must not build a query of thousands of ORs).
@@ -127,6 +127,11 @@ def _typed_match(question: str) -> list[Query]:
         return []
     near = [f"NEAR({_quote(t)} {_quote(marker(kind))}, {VALUE_NEAR})" for kind in types for t in terms]
     return [Query(" OR ".join(near[:MAX_TERMS]))]
+
+
+def _untyped_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[Query]:
+    """The question's own query and the expanded one, without the ranking near a value of the type asked."""
+    return _keyword_match(db, question, expansions(question), counts)
 
 
 def _plain_match(db: sqlite3.Connection, question: str, counts: _Counts) -> list[Query]:
@@ -351,6 +356,13 @@ def fts_plain() -> Fts5Engine:
     """The default engine's table searched without the lexicon's expansion (for comparison)."""
     return Fts5Engine("fts_plain", "fts_bigram", _BIGRAM_TOKENIZE, _marked_body, _plain_match,
                       components=("fts",))
+
+
+def fts_untyped() -> Fts5Engine:
+    """The default engine without the ranking of the question's terms near a value of the type it asks for
+    (:func:`_typed_match`): its table, expansion and rerank (for comparison, and to time that ranking)."""
+    return Fts5Engine("fts_untyped", "fts_bigram", _BIGRAM_TOKENIZE, _marked_body, _untyped_match, components=("fts",),
+                      rerank=True)
 
 
 def fts_trigram() -> Fts5Engine:
