@@ -78,7 +78,7 @@ def test_the_statement_covering_the_question_outranks_records_naming_only_its_su
     # The same fused ranking without the rerank, and without the ranking of the records holding a commit near
     # the question's terms (which finds the fix by itself), puts the short records first.
     engine.rerank = False
-    monkeypatch.setattr(fts, "_typed_match", lambda question: [])
+    monkeypatch.setattr(fts, "_typed_match", lambda db, question, counts: [])
     assert [h.entry_id for h in index.search(question, k=5)][0] != "u-fix"
     index.close()
 

@@ -100,7 +100,7 @@ def test_a_question_asked_otherwise_finds_the_statement_by_the_value_it_asks_for
     assert "fact" not in [h.entry_id for h in index.search(question, k=5, engine="fts_untyped")]
     # Without the ranking of the subject near a value of the type asked, the statement is one of the many
     # records that name the subject, and the others (shorter, or repeating it) rank first.
-    monkeypatch.setattr(fts, "_typed_match", lambda question: [])
+    monkeypatch.setattr(fts, "_typed_match", lambda db, question, counts: [])
     assert "fact" not in [h.entry_id for h in index.search(question, k=5)]
     index.close()
     index.store.close()
