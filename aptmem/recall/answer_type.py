@@ -175,7 +175,7 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
         # 多少 asks "how much" as often as "which value" (版本是多少: which version): only when nothing else is asked.
         vague_zh=("多少",),
         # A number with a unit: a percentage, bytes (binary or decimal), a duration, a rate, a multiple.
-        shape=r"\d(?<![A-Za-z0-9_.]\d)\d*(?:[.,]\d+)?\s?(?:%|秒|分钟|小时|天|次|倍|个|(?:[KMGTPE]i?B|[KMGTPE]i|[kKMGT]b|bytes?"
+        shape=r"\d(?<![A-Za-z0-9_.]\d)\d*(?:[.,]\d+)?(?=\s?[%秒分小天次倍个KMGTPEkbmµunsdhrqxcv/])\s?(?:%|秒|分钟|小时|天|次|倍|个|(?:[KMGTPE]i?B|[KMGTPE]i|[kKMGT]b|bytes?"
               r"|ms|µs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|rps|qps|x|cores?|vcpus?|req/s|/s|/min|/h)\b)"
               # or one whose unit is its key's last part (TIMEOUT_MS=8000, max_memory_mb: 512)
               r"|(?i:[_-](?:ms|sec|secs|seconds|s|mb|gb|kb|mib|gib|bytes|pct|percent))[\"']?\s*[=:]\s*[\"']?\d+",
@@ -210,6 +210,9 @@ def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(parts) + ")")
 
 
+#: A type's value words as one pattern of whole words (read only where one of them is a substring).
+_WORD_PATTERNS = {t.name: re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(t.words))) + r")\b")
+                  for t in ANSWER_TYPES if t.words}
 _COMPILED = tuple((t, _cue_pattern(t.cues_en), re.compile(t.shape) if t.shape else None) for t in ANSWER_TYPES)
 _WORDS = re.compile(r"[^\W_]+")
 
@@ -261,7 +264,8 @@ def marker(name: str) -> str:
 
 def _value_ends(kind: AnswerType, shape: re.Pattern[str] | None, text: str, low: str) -> list[int]:
     """Where each value of ``kind`` in ``text`` ends (a word of its words, a mark, a match of its shape)."""
-    ends = [m.end() for m in _WORDS.finditer(low) if m.group() in kind.words] if any(w in low for w in kind.words) else []
+    pattern = _WORD_PATTERNS.get(kind.name)
+    ends = [m.end() for m in pattern.finditer(low)] if pattern is not None and any(w in low for w in kind.words) else []
     for mark in kind.marks:
         at = low.find(mark)
         while at >= 0:
