@@ -140,3 +140,13 @@ def test_a_chinese_name_standing_alone_is_a_person() -> None:
     assert not holds_type(("person",), "spindle 的 日志 已经 看过")  # headwords and grammar, no name
     assert not holds_type(("person",), "高可用 setup")  # a headword that starts with a surname
     assert asked_types("spindle 的主值班是谁") == ("person",)
+
+
+def test_a_marker_never_cuts_the_token_its_value_is_in() -> None:
+    from aptmem.recall.analyze import index_tokens
+
+    for text in ("ship it from release/spindle-2.4 today", "see https://wiki.example.invalid/spindle/runbook-7 first"):
+        out = marked(text)
+        assert all(word in out.split() for word in text.split())  # every token of the text is there whole
+        # The identifier's joined token is the same with the markers as without them.
+        assert set(index_tokens(text).split()) <= set(index_tokens(out).split())

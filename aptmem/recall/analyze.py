@@ -28,7 +28,7 @@ __all__ = ["CJK_CHARS", "cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "ind
 
 #: Changes whenever indexing would produce other tokens for the same text: an index built with
 #: another version is rebuilt when opened (its terms would no longer match the questions').
-ANALYSIS_VERSION = "3"
+ANALYSIS_VERSION = "4"
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 #: The CJK ranges, as a character class body (``f"[{CJK_CHARS}]"``).

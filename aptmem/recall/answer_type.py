@@ -110,7 +110,7 @@ ANSWER_TYPES: tuple[AnswerType, ...] = (
     AnswerType(
         name="version",
         cues_en=("version", "pin$", "pins$", "pinned", "lock$", "locked", "upgrade", "downgrade", "number$",
-                 "constraint", "requirement", "schema", "tag$"),
+                 "constraint", "requirement", "schema"),
         cues_zh=("版本", "几版", "固定", "锁定", "升级", "降级", "バージョン", "マイグレーション"),
         # A dotted version, a pinned requirement, or a migration's id (a timestamp and a name: Rails, Django,
         # Alembic and Flyway write them so).
@@ -282,6 +282,10 @@ def _value_ends(kind: AnswerType, shape: re.Pattern[str] | None, text: str, low:
 ANY_MARKERS = frozenset(marker(t.name) for t in ANSWER_TYPES if t.any_value)
 
 
+#: The rest of a token after a value's end: word characters and the separators of identifiers, paths and URLs.
+_TOKEN_REST = re.compile(r"[\w.\-/:@#%~+]*")
+
+
 def marked(text: str) -> str:
     """``text`` with the :func:`marker` of an answer type put right after each value of that type.
 
@@ -297,7 +301,9 @@ def marked(text: str) -> str:
     inserts: dict[int, list[str]] = {}
     for kind, _, shape in _COMPILED:
         for end in _value_ends(kind, shape, text, low):
-            inserts.setdefault(end, []).append(marker(kind.name))
+            # After the whole token the value ends in: a shape may match a prefix of it (release/x of
+            # release/x-2.4, the :// of a URL), and a marker inside would cut the token the index holds.
+            inserts.setdefault(_TOKEN_REST.match(text, end).end(), []).append(marker(kind.name))
     if not inserts:
         return text
     out: list[str] = []
