@@ -53,6 +53,7 @@ from aptmem.recall.scoring import judge, summarize  # noqa: E402
 VARIANTS = {
     "fts": (("fts",), False, "fts", "chunks"),
     "fts_plain": (("fts",), False, "fts_plain", "chunks"),
+    "fts_untyped": (("fts",), False, "fts_untyped", "chunks"),
     "fts_trigram": (("fts_trigram",), False, "fts_trigram", "chunks"),
     "fts_xl": (("fts",), False, "fts_xl", "chunks"),
     "wordllama": (("hybrid_rrf",), False, "wordllama", "chunks"),

@@ -28,7 +28,7 @@ __all__ = ["CJK_CHARS", "cjk_bigrams", "ANALYSIS_VERSION", "EN_STOP_WORDS", "ind
 
 #: Changes whenever indexing would produce other tokens for the same text: an index built with
 #: another version is rebuilt when opened (its terms would no longer match the questions').
-ANALYSIS_VERSION = "2"
+ANALYSIS_VERSION = "4"
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 #: The CJK ranges, as a character class body (``f"[{CJK_CHARS}]"``).
@@ -52,6 +52,29 @@ _EN_STOP = frozenset(
     may might must have has had about into over under again any all some such than then too very just
     so if but also please tell remember recall know did does again last ago week day time we're i'm
     one ones thing things use used using set value""".split()
+)
+# The function words of the other languages questions here come in (German, Spanish, French, Italian,
+# Portuguese): articles, pronouns, prepositions, conjunctions, auxiliaries and interrogatives, the words a
+# question in that language is made of, not what it is about (after the stop lists search engines ship per
+# language, cut to the short function words). Not dropped, such a word is no English dictionary word and so
+# reads as a *name*, the question's subject (aptmem.recall.question), and matches every line of that
+# language in a history ("der", "von", "que", "les"). Words that are English content words too are left out,
+# but for "die" and "war": in nearly every German question, rare English words in software.
+_OTHER_STOP = frozenset(
+    """der die das den dem des ein eine einer einem einen eines und oder aber nicht kein keine ist sind war
+    waren wird werden wurde wurden hat haben hatte ich du er sie es wir ihr mich dich sich uns euch mein dein
+    sein unser von vom zu zum zur mit bei nach aus auf für über unter vor durch gegen ohne um an am im als wie
+    wo wer wann warum wieso welche welcher welches welchen welchem oft wem wen wessen dass ob noch schon auch nur sehr mal
+    gerade jetzt denn doch ja nein bitte kannst können könnte soll sollen muss müssen darf dürfen gibt
+    el la los las un una unos unas y o pero ni es son era fue fueron está están estaba ser estar ha han había
+    de del al en con por para sobre entre hasta desde que qué quién quiénes cuál cuáles cuándo cuánto cuánta
+    cuántos cuántas dónde adónde cómo porque se su sus mi mis tu tus nuestro lo le les me te nos este esta
+    estos estas ese esa eso muy ya también sólo hay
+    le les une des du et ou mais ne pas est sont était été être avoir ont au aux dans sur pour avec sans sous
+    qui quoi quel quelle quels quelles quand où comment pourquoi combien ce cette ces sa ses leur leurs nous
+    vous il elle ils elles je
+    gli della dei delle degli che chi cosa dove perché quanto quanta quanti quante è sono
+    ao do dos das em na nas um uma quem qual onde""".split()
 )
 # Chinese function characters and common question words: a bigram made only of these is noise.
 _ZH_STOP_CHARS = frozenset("的了吗呢吧啊是在我你他她它们这那哪什么么怎样个和与及或就都也还又把被给对从向为以上下中之其所有没不要会能可请问记得讨论过时候")
@@ -131,9 +154,11 @@ def query_tokens(question: str) -> list[str]:
     """The distinct search tokens of a question, stop words dropped, in order of appearance."""
     seen: dict[str, None] = {}
     for token in _tokens(question):
-        if token in _EN_STOP:
+        if token in _EN_STOP or token in _OTHER_STOP:
             continue
-        if all(ch in _ZH_STOP_CHARS for ch in token):
+        # Chinese function characters only, or Japanese kana of grammar only (particles, endings: a
+        # technical question's content words are kanji and katakana): noise.
+        if all(ch in _ZH_STOP_CHARS or "\u3040" <= ch <= "\u309f" for ch in token):
             continue
         seen.setdefault(token, None)
     return list(seen)

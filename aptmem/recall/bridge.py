@@ -45,10 +45,10 @@ import msgspec
 from aptmem.recall.analyze import EN_STOP_WORDS
 
 __all__ = ["BRIDGE_VERSION", "Bridge", "HEADWORDS", "MAX_SENSE_WORDS", "SENSES", "available", "cache_path", "chinese",
-           "chinese_words", "english", "is_dictionary_word", "load"]
+           "chinese_name_ends", "chinese_words", "english", "is_dictionary_word", "load"]
 
 #: Changes whenever the tables would hold other words for the same dictionary.
-BRIDGE_VERSION = "1"
+BRIDGE_VERSION = "2"
 
 #: How many of a headword's senses translate it (later senses are rarer meanings: 处理 "to handle,
 #: to deal with, to punish, ...": the fourth is rarely what a question about code means).
@@ -74,6 +74,7 @@ _WORD = re.compile(r"[a-z]+")
 _NOT_A_SENSE = ("cl:", "surname ", "variant of", "old variant", "see ", "also written", "abbr. for", "used in ",
                 "archaic variant", "japanese variant", "erhua variant", "pr. ", "also pr.", "(old)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_SURNAME = re.compile(r"/(?:two-character )?surname [A-Z][a-z]+/")
 
 
 class Bridge(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,6 +88,8 @@ class Bridge(msgspec.Struct, frozen=True, kw_only=True):
     vocabulary: frozenset[str]
     #: Every headword of 2+ characters, translated or not (what a question is cut into).
     headwords: frozenset[str]
+    #: Chinese surnames, one or two characters ("surname Wang", "two-character surname Ouyang").
+    surnames: frozenset[str] = frozenset()
 
 
 def _dictionary_path() -> Path | None:
@@ -120,6 +123,7 @@ def _parse(path: Path) -> Bridge:
     zh_en: dict[str, list[str]] = {}
     candidates: dict[str, list[tuple[int, int, str]]] = {}
     headwords: set[str] = set()
+    surnames: set[str] = set()
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         for line in lines:
             if line.startswith("#"):
@@ -129,6 +133,8 @@ def _parse(path: Path) -> Bridge:
             if len(fields) < 3:
                 continue
             word = fields[1]
+            if len(word) <= 2 and _CJK.match(word) and _SURNAME.search("/" + rest):
+                surnames.add(word)
             if len(word) < 2 or not _CJK.match(word):
                 continue
             headwords.add(word)
@@ -147,7 +153,8 @@ def _parse(path: Path) -> Bridge:
     tables = {w: tuple(dict.fromkeys(words)) for w, words in zh_en.items()}
     # The function words a gloss drops are words of the language too.
     vocabulary = frozenset(w for words in tables.values() for w in words) | frozenset(en_zh) | _GLOSS_STOP | EN_STOP_WORDS
-    return Bridge(zh_en=tables, en_zh=en_zh, vocabulary=vocabulary, headwords=frozenset(headwords))
+    return Bridge(zh_en=tables, en_zh=en_zh, vocabulary=vocabulary, headwords=frozenset(headwords),
+                  surnames=frozenset(surnames))
 
 
 def cache_path(dictionary: Path) -> Path | None:
@@ -165,7 +172,7 @@ def cache_path(dictionary: Path) -> Path | None:
         folder = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "aptmem")
     stat = dictionary.stat()
     rules = repr((BRIDGE_VERSION, SENSES, MAX_SENSE_WORDS, HEADWORDS, sorted(_GLOSS_STOP), sorted(EN_STOP_WORDS),
-                  _NOT_A_SENSE, _NOTE.pattern, _WORD.pattern, _CJK.pattern))
+                  _NOT_A_SENSE, _NOTE.pattern, _WORD.pattern, _CJK.pattern, _SURNAME.pattern))
     digest = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}:{rules}".encode()).hexdigest()[:16]
     return Path(folder) / f"cedict-bridge-{digest}.msgpack"
 
@@ -300,3 +307,34 @@ def chinese_words(run: str) -> tuple[tuple[int, str], ...]:
 
     best = forward if cost(forward) < cost(backward) else backward
     return tuple((start, word) for start, word in best if len(word) > 1)
+
+
+#: A run of Chinese characters standing alone: no Chinese character right before or after it.
+_CJK_ALONE = re.compile(r"(?<![\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,4}"
+                        r"(?![\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+#: Characters that make a run grammar, not a name (particles, pronouns, the copula, negation).
+_NOT_IN_NAMES = frozenset("的了吗呢吧啊是在我你他她它们这那哪什么么怎个和与及或就都也还又把被给对从向为以之其所有没不要会能可请问")
+
+
+def chinese_name_ends(text: str) -> list[int]:
+    """Where each Chinese personal name in ``text`` ends: a run of Chinese characters standing alone (in a
+    table cell, after a colon, beside Latin text) that is a CC-CEDICT surname (or two one-character
+    surnames) and one or two characters more, is no headword itself, and holds no grammatical character.
+    [] without the dictionary.
+
+    Names in running Chinese text, glued to the words around them, are not found: there is no telling
+    where they end without a segmenter that knows names.
+    """
+    tables = load()
+    if tables is None or not tables.surnames:
+        return []
+    out: list[int] = []
+    for match in _CJK_ALONE.finditer(text):
+        run = match.group()
+        if run in tables.headwords or not _NOT_IN_NAMES.isdisjoint(run):
+            continue
+        # Two-character surnames the dictionary lacks (夏侯) are mostly two one-character ones.
+        double = run[:2] in tables.surnames or (run[0] in tables.surnames and run[1] in tables.surnames)
+        if (double and 3 <= len(run) <= 4) or (run[0] in tables.surnames and len(run) <= 3):
+            out.append(match.end())
+    return out

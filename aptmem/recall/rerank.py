@@ -54,7 +54,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from aptmem.recall.analyze import CJK_CHARS, cjk_bigrams, is_cjk, query_tokens, spelling_stems, spellings, stems
-from aptmem.recall.answer_type import asked_types, holds_any, holds_type, text_words
+from aptmem.recall.answer_type import ANY_MARKERS, asked_types, holds_any, holds_type, marker, text_words
 from aptmem.recall.bridge import chinese, chinese_words, english
 from aptmem.recall.lexicon import GROUPS, synonyms
 from aptmem.recall.question import names, phrasal
@@ -267,7 +267,7 @@ def passages(body: str) -> tuple[str, ...]:
 
 
 def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[int, str],
-           restated: frozenset[int] = frozenset()) -> list[tuple[int, float]]:
+           restated: frozenset[int] = frozenset(), marked: bool = False) -> list[tuple[int, float]]:
     """``ranked`` (best first, positive scores) with its top :data:`RERANK_DEPTH` reordered by coverage, then by score.
 
     ``bodies`` maps a record to its indexed text, ``restated`` names the records that restate others
@@ -275,7 +275,9 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
     it covers, plus one when it holds a value of an answer type the question asks for, or
     :data:`ANY_VALUE` when the question asks for none and it holds a value of any type (see the
     module docstring); a restatement's is that of its best passage (:func:`passages`), less
-    :data:`RESTATED_PENALTY` when a better restatement has the same best line. Its new score is its coverage plus its score over the best score (in (0, 1]),
+    :data:`RESTATED_PENALTY` when a better restatement has the same best line. ``marked``: the bodies carry
+    the index's value markers (:func:`~aptmem.recall.answer_type.marked`), which then say which types a text
+    holds a value of (a set look-up of its words, where the shapes' regular expressions would read it). Its new score is its coverage plus its score over the best score (in (0, 1]),
     below the reordered ones for the rest, so scores still fall with the rank.
     """
     concept_list, weights = _weighted_concepts(question)
@@ -287,7 +289,11 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
     bonus = 1.0 if types else ANY_VALUE
 
     def valued(text: str, words: frozenset[str]) -> bool:
+        if marked:
+            return not wanted.isdisjoint(words)
         return holds_type(types, text, words) if types else holds_any(text, words)
+
+    wanted = frozenset(marker(t) for t in types) if types else ANY_MARKERS
 
     def coverage(body: str, derived: bool) -> float:
         if not derived:

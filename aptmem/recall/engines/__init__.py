@@ -8,6 +8,8 @@ name               what                                                  needs
                    bigrams), relation words expanded by a shipped
                    bilingual lexicon, BM25
 ``fts_plain``      ``fts``'s table, no lexicon expansion                 nothing
+``fts_untyped``    ``fts`` without its ranking of the question's terms   nothing
+                   near a value of the type it asks for
 ``fts_trigram``    SQLite FTS5 ``trigram`` tokenizer, BM25               nothing
 ``wordllama``      WordLlama 256-d embeddings, exact cosine              extra ``recall-embed``
 ``use``            USE multilingual v3 512-d embeddings, exact cosine    extra ``recall-multilingual``
@@ -31,7 +33,7 @@ from aptmem.recall.engines.base import Engine, Filter, InstallSize, install_size
 from aptmem.recall.engines.crosslingual import CrossLingualEngine
 from aptmem.recall.engines.dense_rerank import DenseRerankEngine
 from aptmem.recall.engines.embed import UseEmbedder, WordLlamaEmbedder, embedding_engine
-from aptmem.recall.engines.fts import fts_bigram, fts_plain, fts_trigram
+from aptmem.recall.engines.fts import fts_bigram, fts_plain, fts_trigram, fts_untyped
 from aptmem.recall.engines.hybrid import HybridEngine, UnionEngine
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "Resolve", "Engine", "Filter", "InstallSize", "get_engine", "install_size"]
@@ -45,6 +47,7 @@ Resolve = Callable[[str], Engine]
 ENGINES: dict[str, Callable[[Resolve], Engine]] = {
     "fts": lambda resolve: fts_bigram(),
     "fts_plain": lambda resolve: fts_plain(),
+    "fts_untyped": lambda resolve: fts_untyped(),
     "fts_trigram": lambda resolve: fts_trigram(),
     "fts_xl": lambda resolve: CrossLingualEngine("fts_xl", resolve("fts")),
     "wordllama": lambda resolve: embedding_engine(WordLlamaEmbedder),
