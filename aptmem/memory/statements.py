@@ -242,10 +242,12 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
     aligned: list[str] = []  # the header of the column-aligned listing being read
     aligned_rows = 0
     card = ""  # the title of the card (an issue, a ticket) whose field lines are being read
+    in_rows = False  # the line before was the CSV block's header or one of its rows
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             aligned = []  # a blank line ends a listing
+            in_rows = False
             continue
         if aligned:
             cells = _COLUMN_GAP.split(stripped)
@@ -261,15 +263,21 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
             aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
             aligned_rows = 0
             continue
-        if _CSV_HEADER.match(stripped):  # a header, also one that starts another block
+        # A header, also one that starts another block; but a line right below a block's rows with as many cells is
+        # one more row even when its cells read as names (a parts list's "U3,STM32G474,LQFP64,ST").
+        if _CSV_HEADER.match(stripped) and not (in_rows and len(stripped.split(",")) == len(columns)
+                                                and stripped.split(",") != columns):
             columns = stripped.split(",")
+            in_rows = True
             continue
         if columns:
             cells = stripped.split(",")
             if len(cells) == len(columns) and '"' not in stripped:
+                in_rows = True
                 yield from _row_statements([c.strip() for c in cells], columns)
                 continue
             columns = []
+        in_rows = False
         value = _json_value(stripped) if stripped[0] in "{[" else _NOT_JSON
         if value is not _NOT_JSON:
             yield from _json_statements(value)
