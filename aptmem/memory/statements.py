@@ -263,10 +263,12 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
             aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
             aligned_rows = 0
             continue
-        # A header, also one that starts another block; but a line right below a block's rows with as many cells is
-        # one more row even when its cells read as names (a parts list's "U3,STM32G474,LQFP64,ST").
+        # A header, also one that starts another block; but a line right below a block's rows with as many cells,
+        # half of them or more with a digit, is one more row whose cells read as names (a parts list's
+        # "U3,STM32G474,LQFP64,ST"): column names seldom hold digits ("p95_ms" is one of four).
         if _CSV_HEADER.match(stripped) and not (in_rows and len(stripped.split(",")) == len(columns)
-                                                and stripped.split(",") != columns):
+                                                and 2 * sum(any(c.isdigit() for c in cell) for cell in stripped.split(","))
+                                                >= len(columns)):
             columns = stripped.split(",")
             in_rows = True
             continue

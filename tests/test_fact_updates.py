@@ -1,0 +1,78 @@
+"""Updates that supersede their old value in shapes the fact finder was not tuned on (issue 14, k14), each on
+sentences written for this file (``benchmarks/fact_probe.py`` holds more), and the near misses that must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from aptmem.entries import User
+from aptmem.memory.facts import facts_of_entry
+from aptmem.memory.kv_dict import FactRecord, merge_facts
+from aptmem.memory.statements import statements
+
+
+def _records(*texts: str) -> list[FactRecord]:
+    records: list[FactRecord] = []
+    for order, text in enumerate(texts):
+        records = merge_facts(records, list(facts_of_entry(User(content=text, ts=order + 1), order)), 100)
+    return records
+
+
+def _holding(records: list[FactRecord], value: str) -> list[FactRecord]:
+    return [r for r in records if value in r.value]
+
+
+def test_a_quantity_said_as_replaced_is_the_old_setting_of_the_new_one() -> None:
+    records = _records("The watchdog on the pump controller is set to 1500 ms.", "pump controller watchdog: 2500 ms (was 1500 ms)")
+    [record] = _holding(records, "2500 ms")
+    assert [old.value for old in record.before] == ["1500 ms"] and not _holding(records, "1500 ms")
+
+
+def test_a_measured_quantity_beside_a_setting_is_still_no_old_value_without_a_mark() -> None:
+    [fact] = [f for f in facts_of_entry(User(content="pump controller watchdog: 2500 ms, the last reset took 1500 ms", ts=1))
+              if f.value == "2500 ms"]
+    assert not fact.replaces
+
+
+def test_a_key_of_several_parts_binds_its_slot_when_nothing_names_a_subject() -> None:
+    records = _records("CONFIG_MAIN_STACK_SIZE=4096", "CONFIG_MAIN_STACK_SIZE=8192")
+    [record] = _holding(records, "8192")
+    assert [old.value for old in record.before] == ["CONFIG_MAIN_STACK_SIZE=4096"]
+    assert not _holding(records, "=4096")
+
+
+def test_a_one_word_key_without_a_subject_binds_no_slot() -> None:
+    records = _records("listen_port: 8080 # the first proxy", "port: 8080", "port: 9090")
+    assert _holding(records, "9090") and _holding(records, "8080")
+    assert all(not r.before for r in records)  # "port" is said of many things: two values, not an update
+
+
+def test_an_update_naming_as_a_word_the_subject_the_old_statement_found_supersedes_it() -> None:
+    records = _records("The toolchain for osprey is pinned to gcc-arm 12.3.rel1.", "osprey toolchain bumped to gcc-arm 13.2.rel1")
+    [record] = _holding(records, "13.2.rel1")
+    assert [old.value for old in record.before] == ["12.3.rel1"]
+
+
+def test_an_update_of_one_subject_does_not_take_another_subjects_slot() -> None:
+    records = _records("The toolchain for heron is pinned to gcc-arm 12.3.rel1.", "osprey toolchain bumped to gcc-arm 13.2.rel1")
+    assert _holding(records, "12.3.rel1") and all(not r.before for r in records)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("mistral の認証トークンは tok_88af21c です。", "mistral の認証トークンは tok_91bb07e に変更しました。"),
+    ("mistral 인증 토큰은 tok_88af21c 입니다.", "mistral 인증 토큰을 tok_91bb07e 로 변경했습니다."),
+    ("O token do mistral é tok_88af21c.", "O token do mistral agora é tok_91bb07e."),
+    ("Das Token von mistral ist tok_88af21c.", "Das Token von mistral wurde auf tok_91bb07e aktualisiert."),
+])
+def test_change_cues_of_other_languages_make_an_update(old: str, new: str) -> None:
+    records = _records(old, new)
+    [record] = _holding(records, "tok_91bb07e")
+    assert [b.value for b in record.before] == ["tok_88af21c"] and not _holding(records, "tok_88af21c")
+
+
+def test_a_csv_row_whose_cells_read_as_names_is_a_row_not_a_new_header() -> None:
+    said = [s.text for s in statements("part,value,package,supplier\nR17,4.7k,0402,Yageo\nU3,STM32G474,LQFP64,ST")]
+    assert any(t.startswith("U3 value: STM32G474") for t in said)  # (a row of plain words is one statement of them all)
+    # after a blank line, a line of names starts a block of its own
+    said = [s.text for s in statements("part,value,package\nR17,4.7k,0402\n\nU3,STM32G474,LQFP64\nC1,100n,0603")]
+    assert "C1 STM32G474: 100n" in said
