@@ -76,3 +76,38 @@ def test_a_csv_row_whose_cells_read_as_names_is_a_row_not_a_new_header() -> None
     # after a blank line, a line of names starts a block of its own
     said = [s.text for s in statements("part,value,package\nR17,4.7k,0402\n\nU3,STM32G474,LQFP64\nC1,100n,0603")]
     assert "C1 STM32G474: 100n" in said
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("ボーレートは115200です。", "115200"),  # katakana words are content words; a short Japanese line is prose
+    ("タイムアウトは45sです。", "45s"),
+    ("ビルドサーバーはbuild-07.labです。", "build-07.lab"),
+    ("tessera 포트는 8443입니다.", "8443"),
+])
+def test_a_japanese_or_korean_statement_binds_its_value_to_its_kana_or_hangul_words(text: str, value: str) -> None:
+    [fact] = [f for f in facts_of_entry(User(content=text, ts=1)) if f.value == value]
+    assert fact.anchors and "입니다" not in fact.anchors
+
+
+def test_two_statements_of_one_katakana_attribute_are_one_slot() -> None:
+    records = _records("ボーレートは115200です。", "ボーレートは921600に変更しました。")
+    [record] = _holding(records, "921600")
+    assert [b.value for b in record.before] == ["115200"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("The I2C bus of heron is clocked at 400 kHz.", "400 kHz"),
+    ("set the CAN bitrate of heron to 500 kbit/s", "500 kbit/s"),
+    ("heron current limit: 500mA", "500mA"),
+    ("Die Versorgungsspannung von heron beträgt 3.3 V.", "3.3 V"),
+])
+def test_physical_quantities_a_setting_is_given_in_are_amounts(text: str, value: str) -> None:
+    assert value in [f.value for f in facts_of_entry(User(content=text, ts=1))]
+
+
+def test_a_snippet_leaves_out_a_pasted_chat_lines_clock_and_keeps_its_speaker() -> None:
+    from aptmem.memory.facts import snippet
+
+    [fact] = [f for f in facts_of_entry(User(content="[08:49] dana: the bucket of quillmate is s3://qm-a/nightly/", ts=1))
+              if f.value == "s3://qm-a/nightly/"]
+    assert snippet(fact) == "dana: the bucket of quillmate is s3://qm-a/nightly/"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -13,6 +14,9 @@ __all__ = ["SNIPPET_CHARS", "snippet"]
 SNIPPET_CHARS = 72
 #: A cut statement keeps up to this many of its opening characters when no subject is known to name it.
 _OPENING_CHARS = 40
+#: The clock of a pasted chat line before its speaker ("14:17: jonas: ...", "[09:02] <kim> ..."): a memory shows a
+#: fact under the day it became true, so the minute it was typed only takes room every line pays for.
+_CLOCK = re.compile(r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+(?=<[\w.@-]{1,32}>|@?[\w.-]{1,32}:\s)")
 
 
 def snippet(fact: Fact) -> str:
@@ -21,6 +25,9 @@ def snippet(fact: Fact) -> str:
     Preferences and decisions are their statement (their value is the whole of it).
     """
     text = fact.text
+    clock = _CLOCK.match(text)
+    if clock and fact.value not in clock.group(0):
+        text = text[clock.end():]
     if len(text) <= SNIPPET_CHARS or fact.shape in ("preference", "decision"):
         return text
     at = text.find(fact.value)

@@ -67,8 +67,9 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
               "key", "title", "subject", "component", "env", "environment", "branch", "user", "owner")
 #: How many statements one JSON document may give (a huge listing gives its unusual ones first).
 _MAX_JSON_STATEMENTS = 64
-#: A word: Latin letters, a Han character, a run of Hangul syllables (Korean spaces its words) or of kana.
-_WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]|[\uac00-\ud7a3]+|[\u3040-\u30ff]{2,}")
+#: A word: Latin letters, a Han character, a run of Hangul syllables (Korean spaces its words), a run of hiragana (a
+#: particle or an ending: "は", "です") or of katakana (Japanese writes no spaces: "ボーレートは" is a word and a particle).
+_WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]|[\uac00-\ud7a3]+|[\u3040-\u309f]+|[\u30a0-\u30ff]{2,}")
 #: A sentence that opens by giving a reason (of the sentence before it).
 _REASON_OPENS = re.compile(r"(?:reason|why|rationale|because|grund|weil|motivo|porque|raison|parce que|原因|理由|이유|왜냐하면)\b\s*[:：,]?", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")

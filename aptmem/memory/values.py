@@ -88,7 +88,10 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     # A number with a unit: a size, a duration, a rate, a percentage, a k8s resource quantity (2944Mi, 750m).
     # A setting when a key or a setting word binds it, else a measurement (see _values).
     ("amount", re.compile(r"(?<![\w.,/-])\d+[dhm](?:\d+(?:h|ms|m|s))+(?![\w%])|(?<![\w.,/-])\d+(?:\.\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
-                          r"B|rps|qps|tps|x)(?![\w%])|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b)"
+                          r"B|rps|qps|tps|x|[kMG]?Hz|[kMG]?bps|[kM]bit/s|[mk]?V|m[AW]|[kM]?Ω|[µunp]F|dBm|°C)(?![\w%])"
+                          r"|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b"
+                          # physical quantities a setting or a part is given in, spaced as data sheets write them
+                          r"|\s(?:[kMG]?Hz|[kMG]?bps|[kM]bit/s|[mk]?V|[mµu]A|m?W|[kM]?Ω|[µunp]F|dBm|°C)(?![\w/]))"
                           r"(?:\s?/\s?(?:s|sec|second|min|minute|h|hour|day)\b|\s(?:per|a) (?:second|minute|hour|day)\b)?"
                           r"|(?<![\w.,/-])\d+(?:\.\d+)?\s?(?:毫秒|秒|分钟|小时|天|周|兆|字节)"
                           r"|(?<![\w.,/-])\d+(?:\.\d+)?\s(?:req|requests|calls|msgs|messages|events|ops|jobs)\s?(?:/\s?|per )(?:s|sec|second|min|minute|h|hour|day)\b",
