@@ -111,3 +111,20 @@ def test_a_snippet_leaves_out_a_pasted_chat_lines_clock_and_keeps_its_speaker() 
     [fact] = [f for f in facts_of_entry(User(content="[08:49] dana: the bucket of quillmate is s3://qm-a/nightly/", ts=1))
               if f.value == "s3://qm-a/nightly/"]
     assert snippet(fact) == "dana: the bucket of quillmate is s3://qm-a/nightly/"
+
+
+def test_a_short_c_literal_is_a_value_only_where_a_key_binds_it() -> None:
+    assert "0x3c" in [f.value for f in facts_of_entry(User(content='{"device":"osprey","i2c_address":"0x3c"}', ts=1))]
+    assert "0x3c" in [f.value for f in facts_of_entry(User(content="The i2c address of the osprey display is 0x3c.", ts=1))]
+    assert "0x3c" not in [f.value for f in facts_of_entry(User(content="osprey wrote 0x3c bytes at step 2 of the flash", ts=1))]
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    ("const UPLOAD_TIMEOUT_MS = 45000;", "45000"),
+    ("max_clients = 256;", "256"),
+    ("const MAX_UPLOAD: usize = 8388608;", "8388608"),
+    ('static const char *API_HOST = "api.quill.example";', "api.quill.example"),
+])
+def test_a_constant_declared_in_code_states_its_setting(line: str, value: str) -> None:
+    assert value in [f.value for f in facts_of_entry(User(content=line, ts=1))]
+    assert not list(facts_of_entry(User(content="let total = price(1) + tax;", ts=1)))  # a computation states no setting

@@ -76,7 +76,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     # A hash standing alone: one inside a dashed name (a pod's parcel-router-1d8e0ac3f-7fe55, silence-4828c134) is part of it.
     # ... and one written as a C literal (0x8badf00d1234): a permutation key, a crash address, a build hash.
     ("hex", re.compile(r"(?<![\w.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-]|\.\w)"
-                       r"|(?<![\w.-])0[xX][0-9a-fA-F]{6,32}\b", re.ASCII), 3.0),
+                       r"|(?<![\w.-])0[xX][0-9a-fA-F]{1,32}\b", re.ASCII), 3.0),
     # An address with a port, or a network in CIDR notation (10.93.76.0/24): its prefix length is part of it.
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5}|/\d{1,2}(?![\d./]))?\b", re.ASCII), 2.5),
     # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
@@ -275,6 +275,8 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
+            if shape == "hex" and len(value) < 8 and value[:2] in ("0x", "0X") and not (flagged or _BOUND.search(sentence, before, start)):
+                continue  # a short C literal (0x3c, 0x1F00: a register, an address) is a value only when a key binds it
             if shape == "number" and flagged:
                 shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
             elif shape == "number":
