@@ -128,3 +128,17 @@ def test_a_short_c_literal_is_a_value_only_where_a_key_binds_it() -> None:
 def test_a_constant_declared_in_code_states_its_setting(line: str, value: str) -> None:
     assert value in [f.value for f in facts_of_entry(User(content=line, ts=1))]
     assert not list(facts_of_entry(User(content="let total = price(1) + tax;", ts=1)))  # a computation states no setting
+
+
+def test_a_two_column_settings_sheet_sets_its_values_rather_than_reporting_them() -> None:
+    table = "| setting | value |\n|---|---|\n| sample rate | 48 kHz |\n| uart baud | 115200 |"
+    found = {f.value: f.attribute for f in facts_of_entry(User(content=table, ts=1))}
+    assert found.get("48 kHz") == "rate" and "115200" in found
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Flash the bootloader of heron at offset 0x8000.", "0x8000"),
+    ("La tension d'alimentation de heron est de 3,3 V.", "3,3 V"),
+])
+def test_a_c_literal_after_its_noun_and_a_decimal_comma_are_values(text: str, value: str) -> None:
+    assert value in [f.value for f in facts_of_entry(User(content=text, ts=1))]

@@ -171,7 +171,8 @@ _SPEAKER = re.compile(r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+(?:<[\w.@-]{1,32}
 #: What is left of a line of values alone once its values are taken out: spaces and separators.
 _VALUES_ONLY = re.compile(r"[\s,;|+-]*")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
-_SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
+_SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|\d+(?:[.,]\d+)?\s[A-Za-zµΩ°%][\w/µΩ°]{0,7}|[^\s(){}\[\],;#]+)"""
+                            r"""\s*(?:(?:#|//).*)?$""")  # (a number and its unit spaced apart, "48 kHz", is one literal)
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
     """A value a statement binds, with what it is about and how much it matters."""
 

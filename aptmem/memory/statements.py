@@ -412,6 +412,13 @@ def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
     if not subject:
         return
     names = [h.strip().lower() for h in header]
+    if len(names) >= 2 and names[0] in _KEY_COLUMNS and names[1] in _VALUE_COLUMNS and len(cells) >= 2 and cells[1]:
+        # A settings sheet of two columns ("| setting | value |"): each row is a setting line, its value set, not measured.
+        yield Statement(f"{subject}: {cells[1]}", "config", "")
+        for index, cell in enumerate(cells[2:], start=2):
+            if cell and cell not in ("-", "—", "TBD", "n/a") and index < len(header):
+                yield Statement(f"{subject} {header[index]}: {cell}", "table", subject)
+        return
     key = next((i for i in range(1, len(names) - 1) if names[i] in _KEY_COLUMNS and names[i + 1] in _VALUE_COLUMNS), 0)
     if key and key + 1 < len(cells) and cells[key] and cells[key + 1]:
         # A key-value sheet: the key cell names the attribute, the next cell is its value, the others say more of it.

@@ -87,7 +87,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
     # A number with a unit: a size, a duration, a rate, a percentage, a k8s resource quantity (2944Mi, 750m).
     # A setting when a key or a setting word binds it, else a measurement (see _values).
-    ("amount", re.compile(r"(?<![\w.,/-])\d+[dhm](?:\d+(?:h|ms|m|s))+(?![\w%])|(?<![\w.,/-])\d+(?:\.\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
+    ("amount", re.compile(r"(?<![\w.,/-])\d+[dhm](?:\d+(?:h|ms|m|s))+(?![\w%])|(?<![\w.,/-])\d+(?:[.,]\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
                           r"B|rps|qps|tps|x|[kMG]?Hz|[kMG]?bps|[kM]bit/s|[mk]?V|m[AW]|[kM]?Ω|[µunp]F|dBm|°C)(?![\w%])"
                           r"|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b"
                           # physical quantities a setting or a part is given in, spaced as data sheets write them
@@ -127,6 +127,8 @@ _SHAPE_WEIGHT["count"] = 1.5
 #: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
 _SHAPE_WEIGHT["word"] = 1.0
 #: Shapes that are values only because a key binds them: the binding earns them nothing more.
+#: Nouns a short C literal is the value of ("at offset 0x8000", "address 0x3c", "mask 0xFF"), just before it.
+_C_LITERAL_NOUN = re.compile(r"\b(?:offset|address|addr|register|reg|mask|base|vector|id|code|opcode|flags?|magic)\s*$", re.IGNORECASE)
 _BOUND_BY_DEFINITION = frozenset({"count", "word"})
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
 _UNIT = re.compile(
@@ -275,7 +277,8 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
-            if shape == "hex" and len(value) < 8 and value[:2] in ("0x", "0X") and not (flagged or _BOUND.search(sentence, before, start)):
+            if shape == "hex" and len(value) < 8 and value[:2] in ("0x", "0X") and not (flagged or _BOUND.search(sentence, before, start)
+                                                                                      or _C_LITERAL_NOUN.search(sentence, before, start)):
                 continue  # a short C literal (0x3c, 0x1F00: a register, an address) is a value only when a key binds it
             if shape == "number" and flagged:
                 shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
