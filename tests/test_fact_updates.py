@@ -142,3 +142,12 @@ def test_a_two_column_settings_sheet_sets_its_values_rather_than_reporting_them(
 ])
 def test_a_c_literal_after_its_noun_and_a_decimal_comma_are_values(text: str, value: str) -> None:
     assert value in [f.value for f in facts_of_entry(User(content=text, ts=1))]
+
+
+def test_a_snippet_cut_after_a_changes_old_value_goes_on_to_the_new_one() -> None:
+    from aptmem.memory.facts import snippet
+
+    text = "[10:11] nadia: We raised the lag alarm of carts.abandoned.v1 from 757,820 to 247,561 messages after the review."
+    for fact in facts_of_entry(User(content=text, ts=1)):
+        said = snippet(fact)
+        assert "757,820" not in said or "247,561" in said, said  # the old value never shown as the news alone
