@@ -151,3 +151,26 @@ def test_a_snippet_cut_after_a_changes_old_value_goes_on_to_the_new_one() -> Non
     for fact in facts_of_entry(User(content=text, ts=1)):
         said = snippet(fact)
         assert "757,820" not in said or "247,561" in said, said  # the old value never shown as the news alone
+
+
+@pytest.mark.parametrize("text", [
+    "Ich bevorzuge kurze Commit-Nachrichten auf Englisch.",
+    "Merci de toujours joindre le journal complet.",
+    "Por favor, sempre anexe o log completo.",
+    "Prefiero los PR pequeños y con un solo tema.",
+    "コミットメッセージは必ず英語で書いてください。",
+    "커밋 메시지는 항상 영어로 써 주세요.",
+])
+def test_preferences_in_other_languages_are_kept_whole(text: str) -> None:
+    assert [f.shape for f in facts_of_entry(User(content=text, ts=1))] == ["preference"]
+
+
+def test_a_request_or_a_polite_limit_is_no_preference() -> None:
+    assert not [f for f in facts_of_entry(User(content="ログを見てください。", ts=1)) if f.shape == "preference"]
+    budget = "Le budget mensuel de load_courier_pings est plafonné à $1,671, merci de ne pas le dépasser."
+    assert "$1,671" in [f.value for f in facts_of_entry(User(content=budget, ts=1))]
+
+
+@pytest.mark.parametrize("text", ["Die Umgebungsvariable HERON_LOG_LEVEL steht auf debug.", "環境変数HERON_LOG_LEVELはdebugに設定しています。"])
+def test_a_word_a_setting_is_set_to_in_german_or_japanese_is_its_value(text: str) -> None:
+    assert "debug" in [f.value for f in facts_of_entry(User(content=text, ts=1))]

@@ -159,11 +159,12 @@ _SPACE = re.compile(r"\s+")
 #: A word with a digit in it (an id, a count, a hash: 4ceac7de): what varies from line to line of one template.
 _VARYING = re.compile(r"[^\s=:,;]*\d[^\s=:,;]*|\(\w[\w.-]*\)")  # ... and a one-word label in parentheses ("(billing)")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選|정했|결정|선택|채택|하기로"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選|정했|결정|선택|채택|하기로|必ず|常に|いつも|好み|希望|항상|반드시|선호"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
-                    r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi", re.IGNORECASE)
+                    r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi|bevorzug|bitte|prefier|préf|merci de|por favor|prefiro|"
+                    r"sempre|siempre|nunca|jamais|toujours|immer", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A pasted chat line's time and speaker ("14:17: jonas: ...", "[09:02] <kim> ..."): who said it and when, not the form
 #: of what was said (one person's lines are no template).

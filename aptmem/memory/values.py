@@ -205,8 +205,10 @@ _READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|le
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
-_WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|switched|changed|moved|defaults?)\s+(?:[\w'-]+\s+){0,6}?to\s+|[:=]\s*)"
-                         r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=\s*(?:[.,;!?)]|$))", re.IGNORECASE)
+_WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|switched|changed|moved|defaults?)\s+(?:[\w'-]+\s+){0,6}?to\s+|[:=]\s*"
+                         # "steht auf debug", "est sur debug", "está en debug"; Japanese "は debug に設定", "が debug です"
+                         r"|\b(?:steht|stehen|ist|sind)\s+(?:jetzt\s+)?auf\s+|\b(?:est|sont)\s+(?:à|sur)\s+|\bestá\s+(?:en|em)\s+|[はが]\s*)"
+                         r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=\s*(?:[.,;!?)。、]|$|に(?:設定|変更|し)|です))", re.IGNORECASE)
 _STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|green|red|yellow|fine|ok|okay|good|bad|broken|up|down|live|"
                          r"open|closed|fixed|flaky|slow|fast|true|false|yes|no|on|off|none|null|empty|same|different|new|old|"
                          r"correct|wrong|right|clean|dirty|stale|current|unknown|here|there|back|out|in|gone|high|low)$")
