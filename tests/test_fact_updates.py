@@ -105,12 +105,10 @@ def test_physical_quantities_a_setting_is_given_in_are_amounts(text: str, value:
     assert value in [f.value for f in facts_of_entry(User(content=text, ts=1))]
 
 
-def test_a_snippet_leaves_out_a_pasted_chat_lines_clock_and_keeps_its_speaker() -> None:
-    from aptmem.memory.facts import snippet
-
-    [fact] = [f for f in facts_of_entry(User(content="[08:49] dana: the bucket of quillmate is s3://qm-a/nightly/", ts=1))
-              if f.value == "s3://qm-a/nightly/"]
-    assert snippet(fact) == "dana: the bucket of quillmate is s3://qm-a/nightly/"
+def test_a_kv_dict_record_leaves_out_a_pasted_chat_lines_clock_and_keeps_its_speaker() -> None:
+    text = "[08:49] dana: the bucket of quillmate is s3://qm-a/nightly/"
+    [record] = _holding(_records(text), "s3://qm-a/nightly/")
+    assert record.text == "dana: the bucket of quillmate is s3://qm-a/nightly/"
 
 
 def test_a_short_c_literal_is_a_value_only_where_a_key_binds_it() -> None:
