@@ -40,7 +40,8 @@ def _last_meta(root: Path) -> dict:
     return json.loads(metas[-1].read_text()).get("working", {}) if metas else {}
 
 
-def _classify(item, entries, records, present_end: bool, answer: str) -> str:  # noqa: ANN001 - script-local
+def _classify(entries, records, present_end: bool, answer: str) -> str:  # noqa: ANN001 - script-local
+    """The cause of one item's loss (see the module docstring), or ``present``."""
     from aptmem.memory.facts import facts_of_entry
 
     if present_end:
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 entries = [by_id[e] for e in item.evidence if e in by_id]
                 answer = next((a for a in item.answers if a not in "".join(r["text"] for r in records)), item.answers[0])
-                cause = _classify(item, entries, records, end[item.id], answer)
+                cause = _classify(entries, records, end[item.id], answer)
                 if cause == "present" and item.type == "update" and not answered.get((item.id, "template"), True):
                     cause = "stale_above"
                 totals[(window, cause)] += 1
