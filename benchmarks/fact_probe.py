@@ -73,6 +73,33 @@ SINGLES: list[tuple[str, str, str]] = [
     ("chat", "[11:02] ken: heads up, the heron test jig is now on 10.20.4.17", "10.20.4.17"),
     ("prose", "The heron ADC samples at 48 kHz.", "48 kHz"),
     ("prose", "heron uses 2 MB of flash for the app partition.", "2 MB"),
+    # the kinds a coding agent needs back (branches, commits, tickets, endpoints, pins, preferences, decisions, env
+    # values, owners), said in German, Japanese and English prose, comments, logs and JSON
+    ("de/ja/en", "Der Branch für das Release von heron ist release/4.2.", "release/4.2"),
+    ("de/ja/en", "Bitte immer auf den Branch feature/can-fd pushen.", "feature/can-fd"),
+    ("de/ja/en", "Der Fix für den Watchdog ist in Commit 9f3c2e1 gelandet.", "9f3c2e1"),
+    ("de/ja/en", "Das Ticket dazu ist FW-1182.", "FW-1182"),
+    ("de/ja/en", "Der Endpunkt für die OTA-Updates lautet https://ota.example.de/v2/heron.", "https://ota.example.de/v2/heron"),
+    ("de/ja/en", "Wir pinnen zephyr auf v3.6.0.", "v3.6.0"),
+    ("de/ja/en", "Ich bevorzuge kurze Commit-Nachrichten auf Englisch.", "kurze Commit-Nachrichten"),
+    ("de/ja/en", "Wir haben uns für littlefs entschieden, weil es stromausfallsicher ist.", "littlefs"),
+    ("de/ja/en", "Die Umgebungsvariable HERON_LOG_LEVEL steht auf debug.", "debug"),
+    ("de/ja/en", "heronのリリースブランチはrelease/4.2です。", "release/4.2"),
+    ("de/ja/en", "ウォッチドッグの修正はコミット9f3c2e1に入っています。", "9f3c2e1"),
+    ("de/ja/en", "チケットはFW-1182です。", "FW-1182"),
+    ("de/ja/en", "OTAのエンドポイントはhttps://ota.example.jp/v2/heronです。", "https://ota.example.jp/v2/heron"),
+    ("de/ja/en", "zephyrはv3.6.0に固定しています。", "v3.6.0"),
+    ("de/ja/en", "コミットメッセージは英語で短くしてください。", "英語で短く"),
+    ("de/ja/en", "ファイルシステムはlittlefsに決めました。理由：電源断に強いからです。", "littlefs"),
+    ("de/ja/en", "環境変数HERON_LOG_LEVELはdebugに設定しています。", "debug"),
+    ("de/ja/en", "// NOTE: heron flash base is 0x08000000, do not change", "0x08000000"),
+    ("de/ja/en", "# Maintainer of the heron BSP: Maren Voss", "Maren Voss"),
+    ("de/ja/en", "[  12.402] heron: bootloader v1.9.2 verified, jumping to app", "v1.9.2"),
+    ("de/ja/en", "[00:00:01.204,000] <inf> heron_main: fw 4.7.12 build 2291", "4.7.12"),
+    ("de/ja/en", '{"board":"heron","fw":"4.7.12","ota_url":"https://ota.example.net/heron","rollback":"4.6.3"}', "4.6.3"),
+    ("de/ja/en", "heron: the release branch is release/4.2, tag v4.2.0-rc1", "v4.2.0-rc1"),
+    ("de/ja/en", "Owner of the heron bring-up is Maren Voss.", "Maren Voss"),
+    ("de/ja/en", "Maren owns the heron bring-up.", "Maren"),
 ]
 
 #: (old statement, new statement, old value, new value)
