@@ -117,17 +117,6 @@ def test_a_short_c_literal_is_a_value_only_where_a_key_binds_it() -> None:
     assert "0x3c" not in [f.value for f in facts_of_entry(User(content="osprey wrote 0x3c bytes at step 2 of the flash", ts=1))]
 
 
-@pytest.mark.parametrize(("line", "value"), [
-    ("const UPLOAD_TIMEOUT_MS = 45000;", "45000"),
-    ("max_clients = 256;", "256"),
-    ("const MAX_UPLOAD: usize = 8388608;", "8388608"),
-    ('static const char *API_HOST = "api.quill.example";', "api.quill.example"),
-])
-def test_a_constant_declared_in_code_states_its_setting(line: str, value: str) -> None:
-    assert value in [f.value for f in facts_of_entry(User(content=line, ts=1))]
-    assert not list(facts_of_entry(User(content="let total = price(1) + tax;", ts=1)))  # a computation states no setting
-
-
 def test_a_two_column_settings_sheet_sets_its_values_rather_than_reporting_them() -> None:
     table = "| setting | value |\n|---|---|\n| sample rate | 48 kHz |\n| uart baud | 115200 |"
     found = {f.value: f.attribute for f in facts_of_entry(User(content=table, ts=1))}

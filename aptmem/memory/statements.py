@@ -78,12 +78,6 @@ _LOCATED = re.compile(r"^[^\s=]+:\d+:")
 #: A setting: a key, ``=`` or ``:``, and a literal (quoted, or one token with no call or bracket), then maybe a comment.
 _SETTING = re.compile(r"""^(?:export\s+)?["']?[A-Za-z_][\w.-]*(?:/[\w.-]+)?["']?\s*[=:]\s*("[^"]*"|'[^']*'|\[[^\[\]]*\]|[^\s(){}\[\],;]+)\s*(?:(?:#|//).*)?$"""
                       r"""|^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){1,3}:\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;]+)\s*$""")
-#: A declaration in code of one name and a literal, its keywords and type words before the name and a ``;`` after it
-#: (C, Java, Go, JavaScript, Rust, Kotlin, shell): group 1 is the ``name = literal`` setting it states.
-_DECLARED = re.compile(r"^(?:(?:export|const|constexpr|static|final|public|private|protected|let|var|val|readonly|declare|local|"
-                       r"pub|mut|int|long|short|float|double|bool|boolean|char|unsigned|signed|size_t|u?int\d*_t|[ui]\d{1,3}|f32|f64|"
-                       r"usize|string|String|str|auto)\s+|\*)+([A-Za-z_]\w*\s*(?::\s*[\w&']+\s*)?=\s*[^=;]+?);?\s*$"
-                       r"|^([a-z_][\w.-]*\s*=\s*[^=;]+?);\s*$")
 #: A list item's marker (``- ``, ``* ``, ``1. ``, ``• ``) and Markdown emphasis (``**port**``, `` `5432` ``): not part of what is said.
 _LIST_MARK = re.compile(r"^(?:[-+•~]|\d{1,2}[.)])\s+(?=\S)")  # (~ marks a setting a Terraform plan changes in place)
 _EMPHASIS = re.compile(r"\*\*|`")
@@ -355,9 +349,6 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
         if _LOGFMT.match(logged) or _CHANGE.match(logged) or _INSTRUCTION.match(logged):
             yield Statement(logged, "log")  # a logfmt line, a setting changed in place: statements as they stand
             continue
-        declared = _DECLARED.match(logged) if carrier == "prose" else None
-        if declared:  # a constant declared in code ("const UPLOAD_TIMEOUT_MS = 45000;"): the setting it states
-            logged = declared.group(1) or declared.group(2)
         if carrier == "prose" and _SETTING.match(logged):
             # key = literal, as config files, .env and YAML say a value; under a section, about it
             owner, path = _owner(parents)
