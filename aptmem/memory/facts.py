@@ -145,21 +145,26 @@ _ADDITIVE = re.compile(r"\b(?:also|as well|another|too|additionally|one more|in 
 _UPDATE = re.compile(
     # the same cues in German, Spanish and French ("verschoben", "ahora", "désormais")
     r"\b(?:verschoben|geändert|umgestellt|jetzt|ab sofort|nicht mehr|cambiado|cambió|movido|ahora|ya no|changé|déplacé|désormais|"
-    r"maintenant|remplacé)\b|"
+    r"maintenant|remplacé|erhöht|gesenkt|gewechselt|ersetzt|aktualisiert|subimos|bajamos|cambiamos|actualizad[oa]|reemplazad[oa]|"
+    r"relevé|abaissé|augmenté|réduit|mis à jour|agora|mudou|mudamos|alterad[oa]|trocad[oa]|atualizad[oa]|substituíd[oa])\b|"
     r"(?<!ing\s)(?<!ing\sit\s)(?<!ing\sthem\s)\b(?:now|moved|move[sd]? (?:to|off|from)|changed|switched|bumped?|upgraded|downgraded|rotated|replaced|migrated|no longer|from now on|"
     r"instead|updated|new|rebased|retired|renamed|from \S+ to|raised?|lowered?|swap(?:ped)?|failed over|deprecated|"
-    r"reassigned|handed over|going forward|is out|used to be)\b|改为|改成|现在|换成|更新为|迁移|不再|切换|升到|降到",
+    r"reassigned|handed over|going forward|is out|used to be)\b|改为|改成|现在|换成|更新为|迁移|不再|切换|升到|降到"
+    # Japanese and Korean: changed, switched, moved, raised, lowered, replaced, from now on
+    r"|変更|変え|変わ|切り替え|切替|移行|移し|引き上げ|引き下げ|差し替え|置き換え|今後は|これからは"
+    r"|변경|바꿨|바꾸었|바뀌|바꿈|교체|옮겼|이전했|올렸|내렸|앞으로는|이제부터|이제는",
     re.IGNORECASE)
 _CJK_STOP = frozenset("的了是为在和与及把被将从已于也都就还这那个现".strip())
 _SPACE = re.compile(r"\s+")
 #: A word with a digit in it (an id, a count, a hash: 4ceac7de): what varies from line to line of one template.
 _VARYING = re.compile(r"[^\s=:,;]*\d[^\s=:,;]*|\(\w[\w.-]*\)")  # ... and a one-word label in parentheses ("(billing)")
 #: A cheap first look: a sentence with none of these can hold no value, preference or decision.
-_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選|정했|결정|선택|채택|하기로"
+_MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请|不要|一律|决定|选择|采用|改用|定下|由|归|负责|只用|坚持|统一|习惯|选定|拍板|決め|決定|採用|選|정했|결정|선택|채택|하기로|必ず|常に|いつも|好み|希望|항상|반드시|선호"
                     r"|\b(?:is|are|was|were)\s+[A-Z]|prefer|always|never|don't|please|decid|chose|choose|settled|"
                     r"switch|opted|picked|going with|we will|we'll|stick|stay|only use|use only|nothing|convention|standardi|"
                     r"\bby [A-Z]|won|wins|selected|adopted|agreed|landed on|went with|outcome|resolution|verdict|conclusion|beschlossen|"
-                    r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi", re.IGNORECASE)
+                    r"entschieden|vereinbart|decid|acord|elegimos|décid|retenu|choisi|bevorzug|bitte|prefier|préf|merci de|por favor|prefiro|"
+                    r"sempre|siempre|nunca|jamais|toujours|immer", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A pasted chat line's time and speaker ("14:17: jonas: ...", "[09:02] <kim> ..."): who said it and when, not the form
 #: of what was said (one person's lines are no template).
@@ -167,7 +172,8 @@ _SPEAKER = re.compile(r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+(?:<[\w.@-]{1,32}
 #: What is left of a line of values alone once its values are taken out: spaces and separators.
 _VALUES_ONLY = re.compile(r"[\s,;|+-]*")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.
-_SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|[^\s(){}\[\],;#]+)\s*(?:(?:#|//).*)?$""")
+_SETTING_VALUE = re.compile(r"""[\w.-]+["']?\s*[=:]\s*("[^"]*"|'[^']*'|\d+(?:[.,]\d+)?\s[A-Za-zµΩ°%][\w/µΩ°]{0,7}|[^\s(){}\[\],;#]+)"""
+                            r"""\s*(?:(?:#|//).*)?$""")  # (a number and its unit spaced apart, "48 kHz", is one literal)
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
     """A value a statement binds, with what it is about and how much it matters."""
 
@@ -223,6 +229,17 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+#: A katakana word (ボーレート, タイムアウト): :func:`tokens` keeps none, so a Japanese statement in katakana had no content
+#: words, and its value was dropped as bound to nothing. (Hangul words were tried too: they cost a development set's
+#: salient summary one update at 32k and no Korean statement of the probes needed them.)
+_KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}")
+
+
+def _kana_words(text: str) -> frozenset[str]:
+    """The katakana words of ``text`` (content words of a statement's anchors)."""
+    return frozenset(_KATAKANA.findall(text))
+
+
 def _subject(sentence: str, values: set[str]) -> tuple[str, ...]:
     """What a sentence is about: its identifiers, words a kind noun names, proper nouns, latin words in CJK."""
     found = {m.group(0).lower() for m in _IDENT.finditer(sentence)}
@@ -274,7 +291,7 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
     stripped = sentence
     for _, value, _, _ in values:
         stripped = stripped.replace(value, " ")
-    anchors = tuple(sorted(set(tokens(stripped)) - set(subject)))
+    anchors = tuple(sorted(set(tokens(stripped)) - set(subject) | _kana_words(stripped)))
     user_bonus = 0.5 if by_user else 0.0
     stance = _stance(sentence)
     if stance:  # its value is the whole statement (what was chosen, and why)
@@ -293,18 +310,20 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
     # A value marked old ("from X", "was X", "not X") is the old value of an update only when the
     # statement names a new value of its family beside it: "loaded settings from /srv/x.toml" names one value, and it is current.
     origins = _changed_from(sentence, values)  # the X of "from X to Y", in any of the languages' orders
+    # A quantity marked old is a setting's old value when the statement names a current setting quantity beside it:
+    # "watchdog: 2500 ms (was 1500 ms)" reads "was 1500 ms" as a reading, but it is what 2500 ms replaced.
     marked = [(start, value, shape) for shape, value, start, end in values
-              if shape != "quantity" and (start in origins or _OLD_MARK.search(sentence[:start]) or _OLD_AFTER.match(sentence, end))]
+              if (start in origins or _OLD_MARK.search(sentence[:start]) or _OLD_AFTER.match(sentence, end))]
     current = {family(shape) for shape, value, start, _ in values
                if shape != "quantity" and (start, value, shape) not in marked}
-    old = [(start, value, shape) for start, value, shape in marked if family(shape) in current]
+    old = [(start, value, shape) for start, value, shape in marked if _settled(shape) in current]
     out: list[Fact] = []
     for shape, value, start, _ in values:
         if shape == "quantity" or (start, value, shape) in old:
             continue  # a measurement, or the old value an update names
         # The old value this one replaces is the nearest one of its family the statement names as old.
-        replaced = [v for s, v, sh in old if family(sh) == family(shape) and s < start] or \
-                   [v for _, v, sh in old if family(sh) == family(shape)]
+        replaced = [v for s, v, sh in old if _settled(sh) == family(shape) and s < start] or \
+                   [v for _, v, sh in old if _settled(sh) == family(shape)]
         if shape == "name" and not subject and not anchors:
             continue  # a name bound to nothing we could name
         before = sentence[max(0, start - 24):start]
@@ -322,6 +341,11 @@ def _facts_of(sentence: str, by_user: bool, max_chars: int, setting: bool = Fals
                         update=_UPDATE.search(sentence) is not None or bool(replaced),
                         adds=_ADDITIVE.search(sentence) is not None or shape == "member", replaces=replaced[-1] if replaced else ""))
     return tuple(out)
+
+
+def _settled(shape: str) -> str:
+    """The family of a value as the old side of a change: a quantity said as replaced was a setting's amount."""
+    return "amount" if shape == "quantity" else family(shape)
 
 
 def _instruction_key(sentence: str, start: int) -> str:
@@ -421,8 +445,14 @@ def same_slot(old: Fact, new: Fact) -> bool:
     Same value shape, the same identifiers (at least one), and anchors that mostly agree: a
     near miss about another service, or another attribute of the same one, is not an update.
     """
-    if family(old.shape) != family(new.shape) or not old.subject or old.subject != new.subject:
+    if family(old.shape) != family(new.shape) or old.subject != new.subject:
         return False
+    if not old.subject:
+        # Nothing names what either is about: only a key of its own binds them, a setting's name of several parts
+        # ("CONFIG_MAIN_STACK_SIZE=4096", "max-retries: 5"), which names one thing wherever it is said; a one-word key
+        # ("port", "status") is said of many things.
+        return bool(old.attribute) and old.attribute == new.attribute and "-" in old.attribute.strip("-") \
+            and not new.adds and old.shape not in ("preference", "decision")
     if old.shape in ("preference", "decision") or new.adds:
         return False  # a statement-valued fact accumulates; "another one" adds, it does not replace
     if old.attribute and new.attribute:  # both keyed: the same key is the same slot, another key another slot
@@ -454,8 +484,11 @@ def update_target(new: Fact, older: Sequence[Fact], frequency: Mapping[str, int]
     mine = set(new.subject) | set(new.anchors)
     best, best_score = None, 0.0
     for index, old in enumerate(older):
+        # Another subject is another thing; a subject one statement found and the other only says as a word ("osprey
+        # toolchain bumped to gcc-arm 13.2" beside "the toolchain for osprey is gcc-arm 12.3") is the same one.
         if family(old.shape) != family(new.shape) or old.value == new.value \
-                or (old.subject and new.subject and old.subject != new.subject):
+                or (old.subject and new.subject and not (set(old.subject) - set(new.subject) <= set(new.anchors)
+                                                         and set(new.subject) - set(old.subject) <= set(old.anchors))):
             continue
         if (old.attribute and new.attribute and old.attribute != new.attribute) or _one_word_apart(old, new):
             continue  # another key of the same thing ("max-conns" is no update of "timeout")

@@ -29,7 +29,8 @@ from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
 from aptmem.memory.lexical import Ranker
-from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, snippet, tokens, update_target,
+from aptmem.memory.snippets import unclocked
+from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, tokens, update_target,
                                  word_frequency)
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
@@ -94,7 +95,7 @@ class FactRecord(msgspec.Struct, kw_only=True):
 
 
 def _record(fact: Fact) -> FactRecord:
-    return FactRecord(value=fact.value, shape=fact.shape, text=snippet(fact), subject=list(fact.subject),
+    return FactRecord(value=fact.value, shape=fact.shape, text=unclocked(fact), subject=list(fact.subject),
                       anchors=list(fact.anchors), salience=fact.salience, since=fact.ts, attribute=fact.attribute)
 
 
@@ -129,7 +130,7 @@ def merge_facts(records: list[FactRecord], facts: Sequence[Fact], max_records: i
         match.changed = max(match.changed, len(match.before)) + 1
         match.announced = fact.update or bool(fact.replaces)
         match.before = [*match.before, Superseded(value=match.value, since=match.since, until=fact.ts)][-_KEPT_BEFORE:]
-        match.value, match.text, match.since = fact.value, snippet(fact), fact.ts
+        match.value, match.text, match.since = fact.value, unclocked(fact), fact.ts
         match.salience = max(match.salience, fact.salience)
         match.anchors = sorted(set(match.anchors) | set(fact.anchors))
     if len(records) > max_records:

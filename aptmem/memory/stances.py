@@ -3,7 +3,8 @@ with its reason ("going with Redis streams because we already run Redis").
 
 :func:`stance` names which a sentence is, by its structure: a preference word, or a decision word (a verb of
 choosing, a noun that names what a meeting settled) beside a reason (a causal word, or the explanation a colon or
-a dash sets after the choice), in English, Chinese, Japanese, Korean, German, Spanish and French.
+a dash sets after the choice), in English, Chinese, Japanese, Korean, German, Spanish, French and (preferences)
+Portuguese.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ _PREFERENCE = re.compile(
     r"|\b(?:stick|stay) (?:with|to)\b|\b(?:only|just) use\b|\buse only\b|\bnothing (?:else|but)\b|\bmy (?:preference|choice)\b"
     r"|\b(?:our|the team's) (?:convention|standard|default) is\b|\bstandardi[sz]e on\b|\bgo-to\b"
     r"|\b(?:i|we)'d (?:rather|prefer)\b|\b(?:i|we) would (?:rather|prefer)\b"
-    r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用",
+    r"|我(?:更)?(?:喜欢|偏好|希望|习惯)|请(?:总是|始终|不要|务必|使用|用)|不要(?:使用|用)|一律|坚持用|只用|统一用|别用"
+    # German, Spanish, French and Portuguese: I/we prefer, please always/never, always/never use
+    r"|\b(?:ich bevorzuge|wir bevorzugen|bitte (?:immer|nie|niemals|nur)|immer (?:verwenden|benutzen|nehmen)|nie(?:mals)? (?:verwenden|benutzen))\b"
+    r"|\b(?:prefiero|preferimos|por favor,? (?:siempre|nunca)|siempre usa|nunca uses)\b"
+    r"|\b(?:je préfère|nous préférons|on préfère|merci de toujours|merci de ne jamais|toujours utiliser|n'utilise(?:z)? jamais)\b"
+    r"|\b(?:prefiro|preferimos|por favor,? (?:sempre|nunca)|sempre use|nunca use)\b"
+    # Japanese and Korean: always/never ... please, a liking ("必ず英語で書いてください", "항상 영어로 써 주세요")
+    r"|(?:必ず|常に|いつも)[^。！？]*(?:ください|こと|にして)|(?:が|を)好み|を希望します|(?:항상|반드시|늘)[^.!?]*(?:주세요|합시다)|선호",
     re.IGNORECASE,
 )
 _DECISION = re.compile(

@@ -67,8 +67,9 @@ _NAME_KEYS = ("name", "service", "project", "repo", "repository", "package", "mo
               "key", "title", "subject", "component", "env", "environment", "branch", "user", "owner")
 #: How many statements one JSON document may give (a huge listing gives its unusual ones first).
 _MAX_JSON_STATEMENTS = 64
-#: A word: Latin letters, a Han character, a run of Hangul syllables (Korean spaces its words) or of kana.
-_WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]|[\uac00-\ud7a3]+|[\u3040-\u30ff]{2,}")
+#: A word: Latin letters, a Han character, a run of Hangul syllables (Korean spaces its words), a run of hiragana (a
+#: particle or an ending: "は", "です") or of katakana (Japanese writes no spaces: "ボーレートは" is a word and a particle).
+_WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]|[\uac00-\ud7a3]+|[\u3040-\u309f]+|[\u30a0-\u30ff]{2,}")
 #: A sentence that opens by giving a reason (of the sentence before it).
 _REASON_OPENS = re.compile(r"(?:reason|why|rationale|because|grund|weil|motivo|porque|raison|parce que|原因|理由|이유|왜냐하면)\b\s*[:：,]?", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
@@ -242,10 +243,12 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
     aligned: list[str] = []  # the header of the column-aligned listing being read
     aligned_rows = 0
     card = ""  # the title of the card (an issue, a ticket) whose field lines are being read
+    in_rows = False  # the line before was the CSV block's header or one of its rows
     for number, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             aligned = []  # a blank line ends a listing
+            in_rows = False
             continue
         if aligned:
             cells = _COLUMN_GAP.split(stripped)
@@ -261,15 +264,23 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
             aligned = _COLUMN_GAP.split(stripped)  # a listing's header: it names the columns of the rows below
             aligned_rows = 0
             continue
-        if _CSV_HEADER.match(stripped):  # a header, also one that starts another block
+        # A header, also one that starts another block; but a line right below a block's rows with as many cells,
+        # half of them or more with a digit, is one more row whose cells read as names (a parts list's
+        # "U3,STM32G474,LQFP64,ST"): column names seldom hold digits ("p95_ms" is one of four).
+        if _CSV_HEADER.match(stripped) and not (in_rows and len(stripped.split(",")) == len(columns)
+                                                and 2 * sum(any(c.isdigit() for c in cell) for cell in stripped.split(","))
+                                                >= len(columns)):
             columns = stripped.split(",")
+            in_rows = True
             continue
         if columns:
             cells = stripped.split(",")
             if len(cells) == len(columns) and '"' not in stripped:
+                in_rows = True
                 yield from _row_statements([c.strip() for c in cells], columns)
                 continue
             columns = []
+        in_rows = False
         value = _json_value(stripped) if stripped[0] in "{[" else _NOT_JSON
         if value is not _NOT_JSON:
             yield from _json_statements(value)
@@ -392,6 +403,13 @@ def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:
     if not subject:
         return
     names = [h.strip().lower() for h in header]
+    if len(names) >= 2 and names[0] in _KEY_COLUMNS and names[1] in _VALUE_COLUMNS and len(cells) >= 2 and cells[1]:
+        # A settings sheet of two columns ("| setting | value |"): each row is a setting line, its value set, not measured.
+        yield Statement(f"{subject}: {cells[1]}", "config", "")
+        for index, cell in enumerate(cells[2:], start=2):
+            if cell and cell not in ("-", "—", "TBD", "n/a") and index < len(header):
+                yield Statement(f"{subject} {header[index]}: {cell}", "table", subject)
+        return
     key = next((i for i in range(1, len(names) - 1) if names[i] in _KEY_COLUMNS and names[i + 1] in _VALUE_COLUMNS), 0)
     if key and key + 1 < len(cells) and cells[key] and cells[key + 1]:
         # A key-value sheet: the key cell names the attribute, the next cell is its value, the others say more of it.

@@ -76,7 +76,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     # A hash standing alone: one inside a dashed name (a pod's parcel-router-1d8e0ac3f-7fe55, silence-4828c134) is part of it.
     # ... and one written as a C literal (0x8badf00d1234): a permutation key, a crash address, a build hash.
     ("hex", re.compile(r"(?<![\w.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-]|\.\w)"
-                       r"|(?<![\w.-])0[xX][0-9a-fA-F]{6,32}\b", re.ASCII), 3.0),
+                       r"|(?<![\w.-])0[xX][0-9a-fA-F]{1,32}\b", re.ASCII), 3.0),
     # An address with a port, or a network in CIDR notation (10.93.76.0/24): its prefix length is part of it.
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5}|/\d{1,2}(?![\d./]))?\b", re.ASCII), 2.5),
     # A version range or constraint (^18.2.0, ~1.4, >=18.17.0 <21): its parts together are the value.
@@ -87,8 +87,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("money", re.compile(r"[$€£¥]\s?\d[\d,.]*\b|\b\d[\d,.]*\s?(?:USD|EUR|GBP|CNY|RMB|元)", re.ASCII), 2.5),
     # A number with a unit: a size, a duration, a rate, a percentage, a k8s resource quantity (2944Mi, 750m).
     # A setting when a key or a setting word binds it, else a measurement (see _values).
-    ("amount", re.compile(r"(?<![\w.,/-])\d+[dhm](?:\d+(?:h|ms|m|s))+(?![\w%])|(?<![\w.,/-])\d+(?:\.\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
-                          r"B|rps|qps|tps|x)(?![\w%])|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b)"
+    ("amount", re.compile(r"(?<![\w.,/-])\d+[dhm](?:\d+(?:h|ms|m|s))+(?![\w%])|(?<![\w.,/-])\d+(?:[.,]\d+)?(?:\s?(?:%|percent\b)|(?:[KMGTPE]i|[kKMGTPE]B|[kMG]b|ms|us|µs|ns|s|sec|m|min|h|hr|d|w|"
+                          r"B|rps|qps|tps|x|[kMG]?Hz|[kMG]?bps|[kM]bit/s|[mk]?V|m[AW]|[kM]?Ω|[µunp]F|dBm|°C)(?![\w%])"
+                          r"|\s(?:ms|MB|GB|KB|TB|MiB|GiB|KiB|seconds?|minutes?|hours?|days?|weeks?)\b"
+                          # physical quantities a setting or a part is given in, spaced as data sheets write them
+                          r"|\s(?:[kMG]?Hz|[kMG]?bps|[kM]bit/s|[mk]?V|[mµu]A|m?W|[kM]?Ω|[µunp]F|dBm|°C)(?![\w/]))"
                           r"(?:\s?/\s?(?:s|sec|second|min|minute|h|hour|day)\b|\s(?:per|a) (?:second|minute|hour|day)\b)?"
                           r"|(?<![\w.,/-])\d+(?:\.\d+)?\s?(?:毫秒|秒|分钟|小时|天|周|兆|字节)"
                           r"|(?<![\w.,/-])\d+(?:\.\d+)?\s(?:req|requests|calls|msgs|messages|events|ops|jobs)\s?(?:/\s?|per )(?:s|sec|second|min|minute|h|hour|day)\b",
@@ -124,6 +127,8 @@ _SHAPE_WEIGHT["count"] = 1.5
 #: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
 _SHAPE_WEIGHT["word"] = 1.0
 #: Shapes that are values only because a key binds them: the binding earns them nothing more.
+#: Nouns a short C literal is the value of ("at offset 0x8000", "address 0x3c", "mask 0xFF"), just before it.
+_C_LITERAL_NOUN = re.compile(r"\b(?:offset|address|addr|register|reg|mask|base|vector|id|code|opcode|flags?|magic)\s*$", re.IGNORECASE)
 _BOUND_BY_DEFINITION = frozenset({"count", "word"})
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
 _UNIT = re.compile(
@@ -200,8 +205,10 @@ _READING_AFTER = re.compile(r"\s+(?:compressed|uncompressed|on disk|used|free|le
 #: An enum-like word a key or a setting verb binds at the end of a clause ("the log level is now debug", "set the
 #: consistency to quorum", "mode: strict"): a value when nothing of a distinctive shape is there. A state word
 #: ("the build is green", "it is running") says how something is, not what it is set to.
-_WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|switched|changed|moved|defaults?)\s+(?:[\w'-]+\s+){0,6}?to\s+|[:=]\s*)"
-                         r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=\s*(?:[.,;!?)]|$))", re.IGNORECASE)
+_WORD_VALUE = re.compile(r"(?:\b(?:is|are)\s+(?:now\s+|set\s+to\s+)?|\b(?:set|switched|changed|moved|defaults?)\s+(?:[\w'-]+\s+){0,6}?to\s+|[:=]\s*"
+                         # "steht auf debug", "est sur debug", "está en debug"; Japanese "は debug に設定", "が debug です"
+                         r"|\b(?:steht|stehen|ist|sind)\s+(?:jetzt\s+)?auf\s+|\b(?:est|sont)\s+(?:à|sur)\s+|\bestá\s+(?:en|em)\s+|[はが]\s*)"
+                         r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=\s*(?:[.,;!?)。、]|$|に(?:設定|変更|し)|です))", re.IGNORECASE)
 _STATE_WORD = re.compile(r"(?:ing|ed|ly|ful|less|able|ible)$|^(?:done|ready|green|red|yellow|fine|ok|okay|good|bad|broken|up|down|live|"
                          r"open|closed|fixed|flaky|slow|fast|true|false|yes|no|on|off|none|null|empty|same|different|new|old|"
                          r"correct|wrong|right|clean|dirty|stale|current|unknown|here|there|back|out|in|gone|high|low)$")
@@ -272,6 +279,9 @@ def values(sentence: str, setting: re.Match[str] | None = None) -> list[tuple[st
                 continue  # a dotted or snake_case key before its value ("resources.requests.cpu: 750m") names, it is no value
             # "--batch-size 250" sets it, and so does a config file's line (pool_size = 20), whatever its key's words
             flagged = setting is not None or _FLAG_BEFORE.search(sentence, before, start) is not None
+            if shape == "hex" and len(value) < 8 and value[:2] in ("0x", "0X") and not (flagged or _BOUND.search(sentence, before, start)
+                                                                                      or _C_LITERAL_NOUN.search(sentence, before, start)):
+                continue  # a short C literal (0x3c, 0x1F00: a register, an address) is a value only when a key binds it
             if shape == "number" and flagged:
                 shape = "count" if len(value) < 4 else shape  # set by a flag or a config line: kept, short ones low
             elif shape == "number":
