@@ -78,7 +78,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 import msgspec
 
 from aptmem.entries import Assistant, Entry, User
-from aptmem.memory.snippets import snippet
+from aptmem.memory.snippets import CHAT_CLOCK, snippet
 from aptmem.memory.stances import stance as _stance
 from aptmem.memory.statements import Statement, entry_text, statements
 from aptmem.memory.values import BOUND_BY_DEFINITION as _BOUND_BY_DEFINITION
@@ -168,7 +168,7 @@ _MAYBE = re.compile(r"[\d/@=:：$€£¥#]|--|[A-Z]{2}|是|为|喜欢|偏好|请
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: A pasted chat line's time and speaker ("14:17: jonas: ...", "[09:02] <kim> ..."): who said it and when, not the form
 #: of what was said (one person's lines are no template).
-_SPEAKER = re.compile(r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+(?:<[\w.@-]{1,32}>|@?[\w.-]{1,32}:)\s+")
+_SPEAKER = re.compile(CHAT_CLOCK + r"(?:<[\w.@-]{1,32}>|@?[\w.-]{1,32}:)\s+")
 #: What is left of a line of values alone once its values are taken out: spaces and separators.
 _VALUES_ONLY = re.compile(r"[\s,;|+-]*")
 #: The literal of a setting line (``key = "value"``, ``key: value``), after its key.

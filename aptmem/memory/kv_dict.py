@@ -29,9 +29,9 @@ from aptmem.entries import Entry
 from aptmem.errors import MemoryStrategyError
 from aptmem.memory.base import RESERVED_PREFIX, Carry, check_carry, render_working
 from aptmem.memory.lexical import Ranker
-from aptmem.memory.snippets import unclocked
 from aptmem.memory.facts import (FORM_PENALTY, Fact, facts_of_entry, family, form, same_slot, tokens, update_target,
                                  word_frequency)
+from aptmem.memory.snippets import unclocked
 from aptmem.working_memory import SessionMeta, WorkingMemory
 
 __all__ = ["FACTS_KEY", "FactRecord", "KeyValueMemory", "merge_facts"]

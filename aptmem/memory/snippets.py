@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from aptmem.memory.facts import Fact
 
-__all__ = ["SNIPPET_CHARS", "snippet", "unclocked"]
+__all__ = ["CHAT_CLOCK", "SNIPPET_CHARS", "snippet", "unclocked"]
 
 #: A fact's statement up to this long is kept whole; a longer one is cut to the words around the value.
 SNIPPET_CHARS = 72
@@ -17,9 +17,12 @@ _OPENING_CHARS = 40
 #: A change's old side ("from X", "von X", "de X") and its new one (" to Y", " auf Y", " à Y"), or "X -> Y".
 _FROM_TO = re.compile(r"\b(?:from|von|de|desde|da)\s+[^\s;]+\s+(?:to|auf|zu|à|a|hasta|para)\s+[^\s;]+(?:\s[^\s,;.]+)?"
                       r"|[^\s;]+\s*(?:->|→|=>)\s*[^\s;]+", re.IGNORECASE)
-#: The clock of a pasted chat line before its speaker ("14:17: jonas: ...", "[09:02] <kim> ..."): a memory shows a
-#: fact under the day it became true, so the minute it was typed only takes room every line pays for.
-_CLOCK = re.compile(r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+(?=<[\w.@-]{1,32}>|@?[\w.-]{1,32}:\s)")
+#: The clock a pasted chat line opens with ("14:17: jonas: ...", "[09:02] <kim> ..."), as a pattern's text (the fact
+#: finder's speaker pattern starts with it too).
+CHAT_CLOCK = r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\]?:?\s+"
+#: That clock before a speaker: a memory shows a fact under the day it became true, so the minute it was typed only
+#: takes room every line pays for.
+_CLOCK = re.compile(CHAT_CLOCK + r"(?=<[\w.@-]{1,32}>|@?[\w.-]{1,32}:\s)")
 
 
 def unclocked(fact: Fact) -> str:
@@ -74,4 +77,3 @@ def _past_change(text: str, end: int) -> int:
         if match.start() < end < match.end():
             return match.end()
     return end
-

@@ -267,9 +267,7 @@ def _line_statements(lines: list[str]) -> Iterator[Statement]:
         # A header, also one that starts another block; but a line right below a block's rows with as many cells,
         # half of them or more with a digit, is one more row whose cells read as names (a parts list's
         # "U3,STM32G474,LQFP64,ST"): column names seldom hold digits ("p95_ms" is one of four).
-        if _CSV_HEADER.match(stripped) and not (in_rows and len(stripped.split(",")) == len(columns)
-                                                and 2 * sum(any(c.isdigit() for c in cell) for cell in stripped.split(","))
-                                                >= len(columns)):
+        if _CSV_HEADER.match(stripped) and not (in_rows and _one_more_row(stripped.split(","), columns)):
             columns = stripped.split(",")
             in_rows = True
             continue
@@ -391,6 +389,12 @@ def _keyword_statements(line: str) -> Iterator[Statement]:
     if comment:  # a call's one literal argument (flags.isEnabled("ff_x")  // what it guards): a key the code names
         for callee, _, literal in _CALL_LITERAL.findall(line[:comment.start()]):
             yield Statement(f"{comment.group(1)} {callee.rsplit('.', 1)[-1]}: {literal}", "config", about)
+
+
+def _one_more_row(cells: list[str], columns: list[str]) -> bool:
+    """Whether a line that reads as a CSV header, right below a block's rows, is one more row: as many cells as the
+    block's columns, half of them or more with a digit (column names seldom hold digits)."""
+    return len(cells) == len(columns) and 2 * sum(any(c.isdigit() for c in cell) for cell in cells) >= len(columns)
 
 
 def _row_statements(cells: list[str], header: list[str]) -> Iterator[Statement]:

@@ -127,9 +127,9 @@ _SHAPE_WEIGHT["count"] = 1.5
 #: An enum-like word a key binds ("quorum", "debug"): kept, below every distinctive shape.
 _SHAPE_WEIGHT["word"] = 1.0
 #: Shapes that are values only because a key binds them: the binding earns them nothing more.
+_BOUND_BY_DEFINITION = frozenset({"count", "word"})
 #: Nouns a short C literal is the value of ("at offset 0x8000", "address 0x3c", "mask 0xFF"), just before it.
 _C_LITERAL_NOUN = re.compile(r"\b(?:offset|address|addr|register|reg|mask|base|vector|id|code|opcode|flags?|magic)\s*$", re.IGNORECASE)
-_BOUND_BY_DEFINITION = frozenset({"count", "word"})
 #: A number followed by a unit or a counted noun is a measurement of the moment, not a value to keep.
 _UNIT = re.compile(
     r"\s?(?:ms|s|sec|secs|seconds?|minutes?|min|hours?|h|days?|%|percent|[kKMGT]i?B|bytes?|kb|mb|gb|x|times|"

@@ -288,12 +288,12 @@ def rerank(question: str, ranked: Sequence[tuple[int, float]], bodies: Mapping[i
 
     bonus = 1.0 if types else ANY_VALUE
 
+    wanted = frozenset(marker(t) for t in types) if types else ANY_MARKERS
+
     def valued(text: str, words: frozenset[str]) -> bool:
         if marked:
             return not wanted.isdisjoint(words)
         return holds_type(types, text, words) if types else holds_any(text, words)
-
-    wanted = frozenset(marker(t) for t in types) if types else ANY_MARKERS
 
     def coverage(body: str, derived: bool) -> float:
         if not derived:

@@ -107,7 +107,7 @@ def _bigram_match(db: sqlite3.Connection, question: str, counts: _Counts) -> lis
     (this) 100 / 79.5 / 88.5; that ranking alone 99.0 / 81.0 / 96.5, not chosen: when the rarest
     term is not the subject it alone would decide (on the real transcripts it lost a question).
     """
-    return _keyword_match(db, question, expansions(question), counts) + _typed_match(db, question, counts)
+    return _untyped_match(db, question, counts) + _typed_match(db, question, counts)
 
 
 #: How many tokens apart a question's term and a value of the type it asks for may be (FTS5 ``NEAR``).

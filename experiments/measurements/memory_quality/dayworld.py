@@ -155,17 +155,6 @@ class _Plan(Planner):
             if drawn is not None:  # (no distinct value left for a near miss: it is left out)
                 self._state(other_kind, other, drawn[0], self._turn(), why=drawn[1])
 
-    def _aggregate(self, spec: Aggregate, topic: str) -> None:
-        """One value of a set per session, all about ``topic``."""
-        kind, make, said, questions = spec
-        values = tuple(self._fresh(lambda r: make(r)) for _ in range(self.shape.sessions))
-        ident = self._add(type="aggregate", kind=kind, subject=topic, answers=values,
-                          questions=tuple(q.replace("{t}", topic) for q in questions))
-        for session, value in enumerate(values):
-            carrier, fmt, template = self.rng.choice(said)
-            turn = self._turn(session * self.shape.turns, (session + 1) * self.shape.turns)
-            self._say(turn, carrier, fmt, template.replace("{t}", topic).replace("{v}", value), ident)
-
     def _order(self) -> None:
         """Two events of two subjects in different sessions, asked in time order."""
         rng, shape, world = self.rng, self.shape, self.world

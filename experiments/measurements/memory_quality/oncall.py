@@ -101,17 +101,6 @@ class _Plan(Planner):
             if drawn is not None:  # (no distinct value left for a near miss: it is left out)
                 self._state(other_kind, other, drawn[0], self._turn(), why=drawn[1])
 
-    def _aggregate(self, spec: tuple, incident: str) -> None:
-        """One value of a set per shift, all about ``incident``."""
-        kind, make, said, questions = spec
-        values = tuple(self._fresh(make) for _ in range(self.shape.sessions))
-        ask = tuple(q.replace("{t}", incident) for q in questions)
-        ident = self._add(type="aggregate", kind=kind, subject=incident, answers=values, questions=ask)
-        for session, value in enumerate(values):
-            carrier, fmt, template = self.rng.choice(said)
-            turn = self._turn(session * self.shape.turns, (session + 1) * self.shape.turns)
-            self._say(turn, carrier, fmt, template.replace("{t}", incident).replace("{v}", value), ident)
-
     def _order(self) -> None:
         """Two events in different shifts: silencing one service's alerts and restoring another from a snapshot."""
         rng, shape = self.rng, self.shape

@@ -97,3 +97,15 @@ class Planner:
         before = self._add(type="update_before", kind=kind, subject=subject, answers=(old,), ask=kind.ask_before)
         self._state(kind, subject, old, first, current, before)
         self._say(later, *self._voice(), self._fill(self.rng.choice(kind.update), subject, new, old), current, before)
+
+    def _aggregate(self, spec: tuple, topic: str) -> None:
+        """A set of one value per session, all about ``topic``: ``spec`` is its kind, how a member is drawn, how a
+        member is said ((carrier, format, template) with ``{t}`` and ``{v}``) and the question's wordings (``{t}``)."""
+        kind, make, said, questions = spec
+        values = tuple(self._fresh(make) for _ in range(self.shape.sessions))
+        ident = self._add(type="aggregate", kind=kind, subject=topic, answers=values,
+                          questions=tuple(q.replace("{t}", topic) for q in questions))
+        for session, value in enumerate(values):
+            carrier, fmt, template = self.rng.choice(said)
+            turn = self._turn(session * self.shape.turns, (session + 1) * self.shape.turns)
+            self._say(turn, carrier, fmt, template.replace("{t}", topic).replace("{v}", value), ident)
